@@ -1,0 +1,79 @@
+# FUSO for Linux MPTCP: the one entry point.
+#
+#   make            install what is missing, build everything, run the demo
+#   make test       the whole test suite (CI runs this)
+#   make help       every target
+#
+# KSRC=/path/to/linux-6.12 builds against your own tree instead of Debian's
+# linux-source-6.12.
+
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso selftests \
+	demo test kunit series export check vm-help clean distclean
+
+all: deps build demo
+
+help:
+	@sed -n 's/^##//p' $(MAKEFILE_LIST)
+
+## deps          install missing Debian packages (apt)
+deps:
+	$(S)/deps.sh
+
+## tree          build/src: base tree + patches/ + links to the FUSO core
+tree: deps
+	$(S)/base-tree.sh src
+
+## build         UML and QEMU kernels (FUSO=y) and the net/mptcp kselftests
+build: kernel-uml kernel-qemu selftests
+
+## kernel-uml    User-Mode Linux kernel (scripts/vm --uml)
+kernel-uml: deps
+	$(S)/build.sh kernel uml
+
+## kernel-qemu   x86_64 kernel for QEMU (scripts/vm --qemu)
+kernel-qemu: deps
+	$(S)/build.sh kernel qemu
+
+## kernel-nofuso x86_64 kernel with CONFIG_MPTCP_FUSO=n (scripts/vm --qemu --nofuso)
+kernel-nofuso: deps
+	$(S)/build.sh kernel qemu --nofuso
+
+## selftests     build and install the net/mptcp kselftests (with fuso.sh)
+selftests: kernel-qemu
+	$(S)/build.sh selftests
+
+## demo          two paths, loss on one, transfers with FUSO off and on
+demo:
+	$(S)/demo.sh
+
+## test          the whole suite: builds, VM runner, KUnit, kselftests, series, checks
+test:
+	$(S)/test.sh
+
+## kunit         only the KUnit suites (UML and QEMU)
+kunit:
+	$(S)/test.sh deps build kunit
+
+## series        write the git am-able series (new files included) to build/series
+series:
+	$(S)/patches.sh series build/series
+
+## export        write build/src's commits back to patches/ (after editing there)
+export:
+	$(S)/patches.sh export
+
+## check         checkpatch --strict on the series, W=1 build of net/mptcp
+check: series
+	$(S)/patches.sh checkpatch build/series
+	$(S)/build.sh kernel qemu --w1
+
+## clean         remove kernel objects (keeps the unpacked trees)
+clean:
+	rm -rf build/src/.obj-* build/series-check/.obj-* build/test-logs build/vm
+
+## distclean     remove build/ entirely
+distclean:
+	rm -rf build

@@ -1,0 +1,149 @@
+#!/bin/bash
+# Prepare the kernel trees FUSO builds in.
+#
+#   base-tree.sh base          unpack the pristine base tree into build/base
+#                              (a git repo, commit tagged "base")
+#   base-tree.sh src           build/src: base + patches/series (git am) +
+#                              links to the FUSO core files in this repo
+#   base-tree.sh pristine DIR  a fresh checkout of the untouched base at DIR
+#   base-tree.sh version       print the base version in use
+#
+# The base comes from Debian's linux-source-6.12 package (version pinned in
+# scripts/base.env), or from KSRC=/path/to/your/linux-6.12 if set.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+git_q() { git -c advice.detachedHead=false -c user.name=fuso -c user.email=fuso@localhost "$@"; }
+
+ensure_pkg() {
+	local want=${BASE_PKG_VERSION} have
+	have=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || true)
+	[ "$have" = "$want" ] && return 0
+	log "installing $BASE_PKG=$want (found '${have:-none}')"
+	if ! apt-get install -y -q --no-install-recommends "$BASE_PKG=$want" >&2; then
+		apt-get update -q >&2 || true
+		apt-get install -y -q --no-install-recommends "$BASE_PKG=$want" >&2 ||
+			die "cannot install $BASE_PKG=$want; set BASE_PKG_VERSION to an available version (apt-cache policy $BASE_PKG) or KSRC to a tree"
+	fi
+}
+
+cmd_base() {
+	local id tarball
+	if [ -n "${KSRC:-}" ]; then
+		[ -f "$KSRC/Makefile" ] && [ -d "$KSRC/net/mptcp" ] ||
+			die "KSRC=$KSRC is not a Linux source tree with net/mptcp"
+		id="ksrc:$(cd "$KSRC" && pwd)"
+	else
+		ensure_pkg
+		id="pkg:$BASE_PKG=$BASE_PKG_VERSION"
+	fi
+	if [ -f "$BASE_DIR/.fuso-base-id" ] && [ "$(cat "$BASE_DIR/.fuso-base-id")" = "$id" ] &&
+		git -C "$BASE_DIR" rev-parse -q --verify base >/dev/null; then
+		return 0
+	fi
+	log "unpacking base tree ($id) into $BASE_DIR"
+	rm -rf "$BASE_DIR" "$SRC"
+	mkdir -p "$BASE_DIR"
+	if [ -n "${KSRC:-}" ]; then
+		tar -C "$KSRC" --exclude=.git -cf - . | tar -C "$BASE_DIR" -xf -
+	else
+		tarball=/usr/src/$BASE_PKG.tar.xz
+		[ -f "$tarball" ] || die "$tarball missing after installing $BASE_PKG"
+		tar -C "$BASE_DIR" --strip-components=1 -xJf "$tarball"
+	fi
+	[ -f "$BASE_DIR/.config" ] && die "base tree has a .config: give a clean (mrproper) tree"
+	log "recording the base tree in git (one commit, tag 'base')"
+	(
+		cd "$BASE_DIR"
+		git_q init -q -b base-tree .
+		printf '/.fuso-*\n/.obj-*\n' >>.git/info/exclude
+		git_q add -A -f .
+		git_q commit -q -m "base: $id"
+		git_q tag base
+	)
+	local kv
+	kv=$(make -s -C "$BASE_DIR" kernelversion)
+	if [ -z "${KSRC:-}" ] && [ "$kv" != "$BASE_KERNELVERSION" ]; then
+		die "base tree is $kv, expected $BASE_KERNELVERSION"
+	fi
+	case "$kv" in 6.12.*) ;; *) die "base tree is $kv; FUSO targets Linux 6.12" ;; esac
+	printf '%s\n' "$id" >"$BASE_DIR/.fuso-base-id"
+	printf 'kernel %s\nsource %s\n' "$kv" "$id" >"$BASE_DIR/.fuso-version"
+	log "base tree: Linux $kv ($id)"
+}
+
+# Hash of everything that shapes the patched tree's tracked content.
+patch_stamp() {
+	{
+		cat "$BASE_DIR/.fuso-base-id"
+		cat "$TOP/patches/series" "$TOP/patches/overlay"
+		series_entries | while read -r p; do cat "$TOP/patches/$p"; done
+	} | sha256sum | cut -d' ' -f1
+}
+
+link_overlay() { # TREE
+	local tree=$1 repo_path tree_path _p
+	while read -r repo_path tree_path _p; do
+		[ -e "$TOP/$repo_path" ] || die "patches/overlay names $repo_path, which does not exist"
+		ln -sfn "$TOP/$repo_path" "$tree/$tree_path"
+	done < <(overlay_entries)
+}
+
+apply_series() { # TREE
+	local tree=$1 p
+	while read -r p; do
+		[ -f "$TOP/patches/$p" ] || die "patches/series names $p, which does not exist"
+		if ! git_q -C "$tree" am -q --whitespace=nowarn "$TOP/patches/$p" >&2; then
+			git_q -C "$tree" am --abort >/dev/null 2>&1 || true
+			die "patch $p does not apply to the base tree ($(cat "$BASE_DIR/.fuso-version" | tr '\n' ' '))"
+		fi
+	done < <(series_entries)
+}
+
+cmd_src() {
+	cmd_base
+	local stamp
+	stamp=$(patch_stamp)
+	if [ -d "$SRC" ] && [ -f "$SRC/.fuso-stamp" ] && [ "$(cat "$SRC/.fuso-stamp")" = "$stamp" ]; then
+		link_overlay "$SRC" # cheap; repairs a deleted link
+		return 0
+	fi
+	if [ -d "$SRC/.git" ] || [ -f "$SRC/.git" ]; then
+		log "patches changed: resetting $SRC to base and re-applying"
+		git_q -C "$SRC" am --abort >/dev/null 2>&1 || true
+		git_q -C "$SRC" checkout -q --detach base
+		git_q -C "$SRC" reset -q --hard base
+		git_q -C "$SRC" clean -fdq -e '/.obj-*' -e '/.fuso-*'
+	else
+		log "creating the development tree $SRC"
+		rm -rf "$SRC"
+		git_q -C "$BASE_DIR" worktree prune
+		git_q -C "$BASE_DIR" worktree add -q --detach "$SRC" base
+	fi
+	rm -f "$SRC/.fuso-stamp"
+	apply_series "$SRC"
+	link_overlay "$SRC"
+	printf '%s\n' "$stamp" >"$SRC/.fuso-stamp"
+	log "development tree ready: $(series_entries | wc -l) patch(es) applied, FUSO core linked"
+}
+
+cmd_pristine() { # DIR
+	local dir=${1:?pristine needs a directory}
+	cmd_base
+	if [ -e "$dir" ]; then
+		git_q -C "$BASE_DIR" worktree remove --force "$dir" >/dev/null 2>&1 || rm -rf "$dir"
+	fi
+	git_q -C "$BASE_DIR" worktree prune
+	git_q -C "$BASE_DIR" worktree add -q --detach "$dir" base
+	# The worktree must be byte-identical to the unpacked base.
+	[ -z "$(git -C "$dir" status --porcelain)" ] || die "$dir is not pristine"
+}
+
+case "${1:-}" in
+base) cmd_base ;;
+src) cmd_src ;;
+pristine) shift; cmd_pristine "$@" ;;
+version) cmd_base; cat "$BASE_DIR/.fuso-version" ;;
+restamp) patch_stamp >"$SRC/.fuso-stamp" ;; # after patches.sh export
+*) echo "usage: $0 base|src|pristine DIR|version|restamp" >&2; exit 2 ;;
+esac

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Check KTAP/TAP output from KUnit (kernel log) or the kselftest runner.
+
+    ktap-check.py kunit    LOG SUITE...    every SUITE ran, no case failed
+    ktap-check.py kselftest LOG TEST...    every TEST ran and passed, no skip
+    ktap-check.py tap LOG                  a selftest run directly: its own
+                                           result lines are the cases
+
+Counts the test cases (nested result lines); a failed or skipped result at
+any level is a failure.  Prints each result and a closing 'N passed, N
+failed' line; exits 1 on any failure, a missing suite/test, or no pass.
+"""
+import re
+import sys
+
+# "[    1.234567]     ok 1 name # SKIP why"  (dmesg timestamp optional,
+# kselftest nesting as "# " prefixes)
+LINE = re.compile(r'^(?:\[\s*[\d.]+\]\s)?((?:#\s)*)(\s*)(not ok|ok)\s+(\d+)\s*-?\s*(.*)$')
+
+
+def results(path):
+    with open(path, errors='replace') as f:
+        for raw in f:
+            m = LINE.match(raw.rstrip('\n'))
+            if m:
+                nest = m.group(1).count('#') + len(m.group(2)) // 4
+                name, _, directive = m.group(5).partition(' # ')
+                yield nest, m.group(3) == 'ok', name.strip(), directive.strip()
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ('kunit', 'kselftest', 'tap'):
+        sys.exit(__doc__)
+    mode, log, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
+    passed = failed = 0
+    seen = set()
+    for nest, ok, name, directive in results(log):
+        skip = directive.upper().startswith('SKIP')
+        top = nest == 0 and mode != 'tap'
+        if top:
+            key = name.split(': ')[-1] if mode == 'kselftest' else name
+            seen.add(key)
+        if not ok or skip:
+            failed += 1
+            print(f'FAIL: {"  " * nest}{name} {directive}'.rstrip())
+        elif not top:
+            passed += 1
+            print(f'ok:   {"  " * nest}{name} {directive}'.rstrip())
+    for w in wanted:
+        if w not in seen:
+            failed += 1
+            print(f'FAIL: {w} did not run (no result line in {log})')
+    if passed == 0:
+        failed += 1
+        print(f'FAIL: no passing result in {log}')
+    print(f'{mode}: {passed} passed, {failed} failed')
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,59 @@
+# shellcheck shell=bash
+# Common helpers for the FUSO scripts.  Source it; do not run it.
+
+set -o pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+# The pristine base tree (a git repository whose commit tagged "base" is the
+# unmodified source) and the development tree (a worktree of it with
+# patches/ applied and the FUSO core linked in).
+BASE_DIR=$BUILD/base
+SRC=$BUILD/src
+
+# shellcheck source=scripts/base.env
+. "$TOP/scripts/base.env"
+
+log() { printf '[fuso %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[fuso] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# Kernel object directories live inside the source tree, so that kbuild uses
+# the relative srctree ".." and ccache hits across trees and clones.
+obj_dir() { # TREE TARGET
+	printf '%s/.obj-%s\n' "$1" "$2"
+}
+
+# make arguments for a target: qemu (x86_64) or uml.
+kmake_args() {
+	case "$1" in
+	qemu*) echo "ARCH=x86_64" ;;
+	uml*) echo "ARCH=um SUBARCH=x86_64" ;;
+	*) die "unknown target '$1' (want qemu or uml)" ;;
+	esac
+}
+
+setup_ccache() {
+	if command -v ccache >/dev/null; then
+		export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+		export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}
+		export CCACHE_NOHASHDIR=1
+		mkdir -p "$CCACHE_DIR"
+		ccache -M 8G >/dev/null 2>&1 || true
+		KCC="ccache gcc"
+	else
+		log "ccache not found: building without it"
+		KCC=gcc
+	fi
+}
+
+# Overlay: files kept in this repository and linked into the tree.
+# Prints "repo_path tree_path patch" lines from patches/overlay.
+overlay_entries() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/overlay"
+}
+
+series_entries() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series"
+}
+
+jobs() { nproc 2>/dev/null || echo 2; }

@@ -1,0 +1,106 @@
+#!/bin/bash
+# The patch series.
+#
+#   patches.sh export         write build/src's commits (base..HEAD) to
+#                             patches/ and patches/series; the FUSO core
+#                             files stay in this repo (patches/overlay)
+#   patches.sh series OUTDIR  write a git am-able series to OUTDIR: the
+#                             patches of patches/series, each with the new
+#                             files it introduces (patches/overlay) added
+#   patches.sh verify DIR     apply OUTDIR=DIR to a fresh pristine tree with
+#                             git am and build every commit (FUSO=y), then
+#                             the last one with FUSO=n
+#   patches.sh checkpatch DIR checkpatch --strict on every patch of DIR
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+git_q() { git -c advice.detachedHead=false -c user.name="FUSO Team" -c user.email=fuso-team@example.org "$@"; }
+
+cmd_export() {
+	local n
+	[ -d "$SRC/.git" ] || [ -f "$SRC/.git" ] || die "no development tree at $SRC (run: make tree)"
+	n=$(git -C "$SRC" rev-list --count base..HEAD)
+	[ "$n" -gt 0 ] || die "$SRC has no commits on top of base"
+	[ -z "$(git -C "$SRC" status --porcelain --untracked-files=no)" ] ||
+		die "$SRC has uncommitted changes to tracked files: commit them first"
+	rm -f "$TOP"/patches/*.patch
+	git -C "$SRC" format-patch -q --zero-commit --no-signature --filename-max-length=100 -o "$TOP/patches" base..HEAD
+	{
+		echo "# Apply order.  Edit in build/src, commit, then: make export"
+		(cd "$TOP/patches" && ls ./*.patch | sed 's|^\./||')
+	} >"$TOP/patches/series"
+	"$TOP/scripts/base-tree.sh" restamp
+	log "exported $n patch(es) to patches/"
+}
+
+cmd_series() { # OUTDIR
+	local out=${1:?series needs an output directory} work=$BUILD/series-work
+	local p repo_path tree_path intro added
+	"$TOP/scripts/base-tree.sh" pristine "$work"
+	while read -r p; do
+		git_q -C "$work" am -q "$TOP/patches/$p" ||
+			die "patch $p does not apply to the pristine base tree"
+		added=0
+		while read -r repo_path tree_path intro; do
+			[ "$intro" = "$p" ] || continue
+			mkdir -p "$(dirname "$work/$tree_path")"
+			cp -L "$TOP/$repo_path" "$work/$tree_path"
+			git -C "$work" add -f "$tree_path"
+			added=1
+		done < <(overlay_entries)
+		[ "$added" = 0 ] || git_q -C "$work" commit -q --amend --no-edit
+	done < <(series_entries)
+	# Every overlay file must have landed in some patch.
+	while read -r repo_path tree_path intro; do
+		series_entries | grep -qxF "$intro" ||
+			die "patches/overlay: $repo_path is introduced by '$intro', which is not in patches/series"
+	done < <(overlay_entries)
+	rm -rf "$out"
+	mkdir -p "$out"
+	git -C "$work" format-patch -q --zero-commit --no-signature --filename-max-length=100 -o "$out" base..HEAD
+	log "wrote $(ls "$out" | wc -l) git am-able patches to $out"
+}
+
+cmd_checkpatch() { # DIR
+	local dir=${1:?checkpatch needs a directory} p bad=0
+	"$TOP/scripts/base-tree.sh" base
+	for p in "$dir"/*.patch; do
+		# FILE_PATH_CHANGES only asks whether MAINTAINERS needs an
+		# update; net/mptcp/ is already covered by the MPTCP entry.
+		if ! (cd "$BASE_DIR" && ./scripts/checkpatch.pl --strict --quiet \
+			--ignore FILE_PATH_CHANGES "$p") >&2; then
+			echo "checkpatch: $(basename "$p") has the problems above" >&2
+			bad=1
+		fi
+	done
+	[ "$bad" = 0 ] || die "checkpatch --strict is not clean"
+	log "checkpatch --strict: $(ls "$dir"/*.patch | wc -l) patches clean"
+}
+
+cmd_verify() { # DIR
+	local dir=${1:?verify needs a directory} tree=$BUILD/series-check c n i=0
+	dir=$(cd "$dir" && pwd)
+	"$TOP/scripts/base-tree.sh" pristine "$tree"
+	git_q -C "$tree" am -q "$dir"/*.patch ||
+		die "the series in $dir does not apply to the pristine base tree with git am"
+	n=$(git -C "$tree" rev-list --count base..HEAD)
+	log "series applies to the pristine tree; building each of its $n commits"
+	for c in $(git -C "$tree" rev-list --reverse base..HEAD); do
+		i=$((i + 1))
+		git_q -C "$tree" checkout -q --detach "$c"
+		log "[$i/$n] $(git -C "$tree" log -1 --format=%s "$c")"
+		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" ||
+			die "commit $i/$n of the series does not build"
+	done
+	"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso ||
+		die "the series does not build with CONFIG_MPTCP_FUSO=n"
+	log "every commit of the series builds; FUSO=n builds"
+}
+
+case "${1:-}" in
+export) cmd_export ;;
+series) shift; cmd_series "$@" ;;
+verify) shift; cmd_verify "$@" ;;
+checkpatch) shift; cmd_checkpatch "$@" ;;
+*) echo "usage: $0 export | series OUTDIR | verify DIR | checkpatch DIR" >&2; exit 2 ;;
+esac

@@ -1,0 +1,111 @@
+#!/bin/bash
+# The whole test suite (make test).  Each step's output goes to
+# build/test-logs/STEP.log; a failing step prints its log's tail.  The
+# suite ends with a 'N passed, N failed' line and fails if any step did.
+#
+#   test.sh [STEP...]   run only these steps (default: all, in order)
+set -u
+. "$(dirname "$0")/lib.sh"
+
+LOGS=$BUILD/test-logs
+KST=$SRC/.obj-qemu/kselftest
+mkdir -p "$LOGS"
+
+passed=0 failed=0 failures=()
+
+# step NAME CMD...: run CMD with its output in LOGS/NAME.log
+step() {
+	local name=$1 t0 rc
+	shift
+	t0=$(date +%s)
+	log "── $name"
+	"$@" >"$LOGS/$name.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		passed=$((passed + 1))
+		log "   ok   $name ($(($(date +%s) - t0)) s)"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		log "   FAIL $name (exit $rc, $(($(date +%s) - t0)) s); last lines of $LOGS/$name.log:"
+		tail -n 40 "$LOGS/$name.log" | sed 's/^/   | /' >&2
+	fi
+	return $rc
+}
+
+# The runner returns the guest command's status, sees the host root
+# read-only and has a writable /tmp.
+vm_selftest() { # TARGET
+	local rc out
+	out=$("$TOP/scripts/vm" "--$1" -- sh -c 'touch /tmp/w && ! touch /fuso-ro-probe 2>/dev/null && echo guest-$(uname -r) && exit 7')
+	rc=$?
+	echo "$out"
+	[ $rc = 7 ] || { echo "expected exit status 7 from the guest, got $rc"; return 1; }
+	echo "$out" | grep -q '^guest-6\.12' || { echo "guest did not run the command"; return 1; }
+	"$TOP/scripts/vm" "--$1" -- true || { echo "'true' did not exit 0"; return 1; }
+	echo "exit status, read-only root and writable /tmp: ok"
+}
+
+kunit() { # TARGET
+	local out=$LOGS/kunit-$1.dmesg
+	"$TOP/scripts/vm" "--$1" -- dmesg >"$out" || return 1
+	"$TOP/scripts/ktap-check.py" kunit "$out" mptcp-crypto mptcp-token mptcp-fuso
+}
+
+kselftest() { # TARGET TEST
+	local out=$LOGS/kselftest-$1-$2.out
+	[ -x "$KST/run_kselftest.sh" ] || { echo "kselftests not built ($KST)"; return 1; }
+	(cd "$KST" && "$TOP/scripts/vm" "--$1" --log "$out" -- \
+		env SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 \
+		./run_kselftest.sh -t "net/mptcp:$2") >/dev/null
+	"$TOP/scripts/ktap-check.py" kselftest "$out" "$2"
+}
+
+# Upstream's mptcp_connect.sh with fixed loss/delay, as a regression guard.
+upstream_connect() { # TARGET
+	local out=$LOGS/upstream-$1-mptcp_connect.out
+	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" "--$1" --log "$out" -- \
+		env SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 \
+		./mptcp_connect.sh -d 5 -l 1% -r 0 -e tso) >/dev/null
+	local rc=$?
+	"$TOP/scripts/ktap-check.py" tap "$out" || return 1
+	return $rc
+}
+
+series_check() {
+	local out=$BUILD/series
+	"$TOP/scripts/patches.sh" series "$out" &&
+		"$TOP/scripts/patches.sh" checkpatch "$out" &&
+		"$TOP/scripts/patches.sh" verify "$out"
+}
+
+run() {
+	case "$1" in
+	deps) step deps "$TOP/scripts/deps.sh" || exit 1 ;;
+	build)
+		step build-uml "$TOP/scripts/build.sh" kernel uml &&
+			step build-qemu "$TOP/scripts/build.sh" kernel qemu &&
+			step build-selftests "$TOP/scripts/build.sh" selftests ||
+			exit 1
+		;;
+	vm) step vm-uml vm_selftest uml; step vm-qemu vm_selftest qemu ;;
+	kunit) step kunit-uml kunit uml; step kunit-qemu kunit qemu ;;
+	fuso) step fuso.sh-uml kselftest uml fuso.sh; step fuso.sh-qemu kselftest qemu fuso.sh ;;
+	upstream) step mptcp_connect.sh-uml upstream_connect uml ;;
+	series) step series series_check ;;
+	w1) step w1-net-mptcp "$TOP/scripts/build.sh" kernel qemu --w1 ;;
+	*) die "test.sh: unknown step '$1'" ;;
+	esac
+}
+
+t_start=$(date +%s)
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(deps build vm kunit fuso upstream series w1)
+for s in "${steps[@]}"; do
+	run "$s"
+done
+
+log "suite took $(($(date +%s) - t_start)) s; logs in $LOGS"
+[ $failed = 0 ] || log "failed: ${failures[*]}"
+echo "make test: $passed passed, $failed failed"
+[ $failed = 0 ]

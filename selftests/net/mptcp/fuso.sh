@@ -1,0 +1,334 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# FUSO: proactive multi-path loss recovery for MPTCP.
+#
+# Checks the FUSO control plane (sysctls, counters) and that MPTCP
+# transfers over two paths, one of them lossy, arrive intact with FUSO off
+# and on, without FUSO counters moving while it is off.
+#
+#   ns1 (client)  ns1eth1 ------ path 1 ------ ns2eth1  ns2 (server)
+#                 10.0.1.1                     10.0.1.2
+#                 ns1eth2 ------ path 2 ------ ns2eth2
+#                 10.0.2.1   netem loss, both  10.0.2.2
+#                            directions
+#
+# The client opens the connection on path 1 and a second subflow on path 2
+# (one MPTCP subflow per path), for IPv4 and IPv6.
+#
+# Environment: FUSO_TEST_LOSS (netem loss on path 2, default 2%),
+# FUSO_TEST_SIZE (KiB sent each way per transfer, default 512),
+# FUSO_TEST_VERBOSE=1 (show the FUSO sysctls and counters after each
+# transfer).
+
+. "$(dirname "${0}")/mptcp_lib.sh"
+
+ns1=""
+ns2=""
+tmpdir=""
+ret=0
+loss=${FUSO_TEST_LOSS:-2%}
+size_kb=${FUSO_TEST_SIZE:-512}
+port=10000
+timeout_poll=30
+timeout_test=$((timeout_poll * 2 + 1))
+MPTCP_LIB_TEST_FORMAT="%02u %-62s"
+
+fuso_counters="FusoRecovery FusoRecoverySameSubflow FusoNoBestSubflow
+	       FusoAllProtected FusoDeferred FusoRcvOfoPush FusoRcvOfoInSeq
+	       FusoRcvOfoSkip"
+
+#shellcheck disable=SC2317 # used in the trap
+cleanup()
+{
+	rm -rf "${tmpdir}"
+	mptcp_lib_ns_exit "${ns1}" "${ns2}"
+}
+
+mptcp_lib_check_mptcp
+mptcp_lib_check_tools ip tc
+
+if [ ! -f /proc/sys/net/mptcp/fuso ]; then
+	mptcp_lib_pr_skip "FUSO not supported (CONFIG_MPTCP_FUSO)"
+	mptcp_lib_fail_if_expected_feature "FUSO sysctls"
+	exit "${KSFT_SKIP}"
+fi
+
+# $1: test name; $2: result (0 pass, 1 fail)
+result()
+{
+	if [ "${2}" = 0 ]; then
+		mptcp_lib_pr_ok
+	else
+		mptcp_lib_pr_fail
+		ret=${KSFT_FAIL}
+	fi
+	mptcp_lib_result_code "${2}" "${1}"
+}
+
+# $1: ns; $2: sysctl name under net.mptcp
+fuso_sysctl_get()
+{
+	ip netns exec "${1}" cat "/proc/sys/net/mptcp/${2}"
+}
+
+# $1: ns; $2: name; $3: value.  Prints the write error, if any.
+fuso_sysctl_write()
+{
+	ip netns exec "${1}" sh -c "echo '${3}' > /proc/sys/net/mptcp/${2}" 2>&1
+}
+
+# $1: ns; $2: name; $3: expected value
+check_value()
+{
+	local val
+
+	val=$(fuso_sysctl_get "${1}" "${2}")
+	if [ "${val}" != "${3}" ]; then
+		mptcp_lib_pr_fail "net.mptcp.${2} is '${val}', expected '${3}'"
+		return 1
+	fi
+	return 0
+}
+
+test_sysctl_defaults()
+{
+	local rc=0
+
+	mptcp_lib_print_title "sysctl defaults in a new netns"
+	check_value "${ns1}" fuso 0 || rc=1
+	check_value "${ns1}" fuso_alpha 50 || rc=1
+	check_value "${ns1}" fuso_beta 50 || rc=1
+	result "sysctl defaults" ${rc}
+}
+
+# $1: name; $2: max
+test_sysctl_range()
+{
+	local name=${1}
+	local max=${2}
+	local rc=0
+	local v err
+
+	mptcp_lib_print_title "net.mptcp.${name}: 0..${max}, EINVAL outside"
+	for v in 0 1 $((max / 2)) "${max}"; do
+		err=$(fuso_sysctl_write "${ns1}" "${name}" "${v}")
+		if [ -n "${err}" ] || ! check_value "${ns1}" "${name}" "${v}"; then
+			mptcp_lib_pr_fail "${name}=${v} not accepted: ${err}"
+			rc=1
+		fi
+	done
+	for v in $((max + 1)) 255 256 -1 abc; do
+		err=$(fuso_sysctl_write "${ns1}" "${name}" "${v}")
+		if [[ "${err}" != *"Invalid argument"* ]]; then
+			mptcp_lib_pr_fail "${name}=${v}: expected EINVAL, got '${err}'"
+			rc=1
+		fi
+		# a rejected write leaves the value alone
+		check_value "${ns1}" "${name}" "${max}" || rc=1
+	done
+	# per netns: the other namespace kept its default
+	case "${name}" in
+	fuso) check_value "${ns2}" "${name}" 0 || rc=1 ;;
+	*) check_value "${ns2}" "${name}" 50 || rc=1 ;;
+	esac
+	result "sysctl ${name} range" ${rc}
+}
+
+test_counters_exist()
+{
+	local rc=0
+	local ns c
+
+	mptcp_lib_print_title "MPTcpExtFuso* counters exported"
+	for ns in "${ns1}" "${ns2}"; do
+		for c in ${fuso_counters}; do
+			if ! ip netns exec "${ns}" nstat -asz "MPTcpExt${c}" |
+			   grep -q "^MPTcpExt${c} "; then
+				mptcp_lib_pr_fail "MPTcpExt${c} missing"
+				rc=1
+			fi
+		done
+	done
+	result "counters exported" ${rc}
+}
+
+# $1: ns.  Sum of all FUSO counters.
+fuso_counter_sum()
+{
+	local sum=0
+	local c v
+
+	for c in ${fuso_counters}; do
+		v=$(mptcp_lib_get_counter "${1}" "MPTcpExt${c}") || return 1
+		sum=$((sum + v))
+	done
+	echo "${sum}"
+}
+
+# $1: ns; $2: dev
+tx_bytes()
+{
+	ip netns exec "${1}" cat "/sys/class/net/${2}/statistics/tx_bytes"
+}
+
+setup()
+{
+	tmpdir=$(mktemp -d)
+	trap cleanup EXIT
+
+	mptcp_lib_ns_init ns1 ns2
+
+	local i
+	for i in 1 2; do
+		ip link add "ns1eth${i}" netns "${ns1}" type veth \
+			peer name "ns2eth${i}" netns "${ns2}"
+		ip -net "${ns1}" addr add "10.0.${i}.1/24" dev "ns1eth${i}"
+		ip -net "${ns1}" addr add "dead:beef:${i}::1/64" dev "ns1eth${i}" nodad
+		ip -net "${ns1}" link set "ns1eth${i}" up
+		ip -net "${ns2}" addr add "10.0.${i}.2/24" dev "ns2eth${i}"
+		ip -net "${ns2}" addr add "dead:beef:${i}::2/64" dev "ns2eth${i}" nodad
+		ip -net "${ns2}" link set "ns2eth${i}" up
+	done
+
+	# 1 ms each way on both paths; random loss on path 2 only.
+	tc -n "${ns1}" qdisc add dev ns1eth1 root netem delay 1ms
+	tc -n "${ns2}" qdisc add dev ns2eth1 root netem delay 1ms
+	tc -n "${ns1}" qdisc add dev ns1eth2 root netem delay 1ms loss "${loss}"
+	tc -n "${ns2}" qdisc add dev ns2eth2 root netem delay 1ms loss "${loss}"
+
+	# The client adds one subflow on path 2; the server accepts it.
+	mptcp_lib_pm_nl_set_limits "${ns1}" 2 2
+	mptcp_lib_pm_nl_set_limits "${ns2}" 2 2
+	mptcp_lib_pm_nl_add_endpoint "${ns1}" 10.0.2.1 dev ns1eth2 flags subflow
+	mptcp_lib_pm_nl_add_endpoint "${ns1}" dead:beef:2::1 dev ns1eth2 flags subflow
+
+	mptcp_lib_make_file "${tmpdir}/cin" 1024 "${size_kb}"
+	mptcp_lib_make_file "${tmpdir}/sin" 1024 "${size_kb}"
+}
+
+# $1: fuso mode; $2: 4 or 6
+do_transfer()
+{
+	local mode=${1}
+	local family=${2}
+	local name="fuso=${mode} IPv${family} transfer over 2 paths, ${loss} loss on one"
+	local cin="${tmpdir}/cin" sin="${tmpdir}/sin"
+	local cout="${tmpdir}/cout" sout="${tmpdir}/sout"
+	local laddr=0.0.0.0 caddr=10.0.1.2 opt=""
+	local join_before join_after tx1_before tx2_before tx1 tx2
+	local spid cpid retc rets rc=0
+
+	if [ "${family}" = 6 ]; then
+		laddr=:: caddr=dead:beef:1::2 opt=-6
+	fi
+	port=$((port + 1))
+	:> "${cout}"
+	:> "${sout}"
+
+	mptcp_lib_print_title "${name}"
+
+	join_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
+	tx1_before=$(tx_bytes "${ns1}" ns1eth1)
+	tx2_before=$(tx_bytes "${ns1}" ns1eth2)
+
+	timeout ${timeout_test} ip netns exec "${ns2}" \
+		./mptcp_connect ${opt} -j -t ${timeout_poll} -l -p "${port}" \
+		"${laddr}" < "${sin}" > "${sout}" &
+	spid=$!
+	mptcp_lib_wait_local_port_listen "${ns2}" "${port}"
+
+	timeout ${timeout_test} ip netns exec "${ns1}" \
+		./mptcp_connect ${opt} -j -t ${timeout_poll} -p "${port}" \
+		"${caddr}" < "${cin}" > "${cout}" &
+	cpid=$!
+
+	wait ${cpid}
+	retc=$?
+	wait ${spid}
+	rets=$?
+
+	if [ ${retc} -ne 0 ] || [ ${rets} -ne 0 ]; then
+		mptcp_lib_pr_fail "client exit code ${retc}, server ${rets}"
+		rc=1
+	fi
+	mptcp_lib_check_transfer "${sin}" "${cout}" "data server -> client" || rc=1
+	mptcp_lib_check_transfer "${cin}" "${sout}" "data client -> server" || rc=1
+
+	# Both paths carried data: the lossy one really was in use.
+	join_after=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
+	if [ "$((join_after - join_before))" -lt 1 ]; then
+		mptcp_lib_pr_fail "no subflow joined on path 2"
+		rc=1
+	fi
+	tx1=$(($(tx_bytes "${ns1}" ns1eth1) - tx1_before))
+	tx2=$(($(tx_bytes "${ns1}" ns1eth2) - tx2_before))
+	if [ "${tx2}" -lt $((size_kb * 1024 / 10)) ] ||
+	   [ "${tx1}" -lt $((size_kb * 1024 / 10)) ]; then
+		mptcp_lib_pr_fail "a path carried under 10% of the data (path 1 ${tx1} B, path 2 ${tx2} B)"
+		rc=1
+	fi
+	result "${name}" ${rc}
+	if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
+		show_state
+	fi
+}
+
+show_state()
+{
+	local ns
+
+	for ns in "${ns1}" "${ns2}"; do
+		echo "    ${ns}: $(ip netns exec "${ns}" sysctl net.mptcp.fuso \
+			net.mptcp.fuso_alpha net.mptcp.fuso_beta | tr '\n' ' ')"
+		ip netns exec "${ns}" nstat -asz 'MPTcpExtFuso*' 'MPTcpExtMPJoin*Rx' |
+			awk 'NR > 1 { printf "        %-32s %s\n", $1, $2 }'
+	done
+}
+
+# $1: mode
+set_mode()
+{
+	fuso_sysctl_write "${ns1}" fuso "${1}" >/dev/null
+	fuso_sysctl_write "${ns2}" fuso "${1}" >/dev/null
+}
+
+# $1: expected "zero" or "any"
+test_counters_off()
+{
+	local rc=0
+	local ns sum
+
+	mptcp_lib_print_title "fuso=0: no FUSO counter moved"
+	for ns in "${ns1}" "${ns2}"; do
+		sum=$(fuso_counter_sum "${ns}") || rc=1
+		if [ "${sum:-1}" != 0 ]; then
+			mptcp_lib_pr_fail "FUSO counters moved with fuso=0:"
+			ip netns exec "${ns}" nstat -asz 'MPTcpExtFuso*' 1>&2
+			rc=1
+		fi
+	done
+	result "fuso=0: no FUSO counter moved" ${rc}
+}
+
+setup
+
+test_sysctl_defaults
+test_sysctl_range fuso 3
+test_sysctl_range fuso_alpha 100
+test_sysctl_range fuso_beta 100
+fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
+fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
+test_counters_exist
+
+set_mode 0
+do_transfer 0 4
+do_transfer 0 6
+test_counters_off
+
+set_mode 3
+do_transfer 3 4
+do_transfer 3 6
+
+mptcp_lib_result_print_all_tap
+exit ${ret}
