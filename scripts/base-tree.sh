@@ -76,7 +76,7 @@ cmd_base() {
 patch_stamp() {
 	{
 		cat "$BASE_DIR/.fuso-base-id"
-		cat "$TOP/patches/series" "$TOP/patches/overlay"
+		cat "$TOP/patches/series" "$TOP/patches/overlay" "$TOP"/scripts/base-fixes/*.patch
 		series_entries | while read -r p; do cat "$TOP/patches/$p"; done
 	} | sha256sum | cut -d' ' -f1
 }
@@ -87,6 +87,19 @@ link_overlay() { # TREE
 		[ -e "$TOP/$repo_path" ] || die "patches/overlay names $repo_path, which does not exist"
 		ln -sfn "$TOP/$repo_path" "$tree/$tree_path"
 	done < <(overlay_entries)
+}
+
+# Fixes to the base tree that our test setup needs (not part of FUSO, not in
+# the series): scripts/base-fixes/*.patch.  Tags the result "base-fixed";
+# the series is developed on top of it.
+apply_base_fixes() { # TREE
+	local tree=$1 p
+	for p in "$TOP"/scripts/base-fixes/*.patch; do
+		[ -f "$p" ] || continue
+		git_q -C "$tree" am -q "$p" >&2 ||
+			die "base fix $(basename "$p") does not apply"
+	done
+	git_q -C "$tree" tag -f base-fixed >/dev/null
 }
 
 apply_series() { # TREE
@@ -121,6 +134,7 @@ cmd_src() {
 		git_q -C "$BASE_DIR" worktree add -q --detach "$SRC" base
 	fi
 	rm -f "$SRC/.fuso-stamp"
+	apply_base_fixes "$SRC"
 	apply_series "$SRC"
 	link_overlay "$SRC"
 	printf '%s\n' "$stamp" >"$SRC/.fuso-stamp"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The patch series.
 #
-#   patches.sh export         write build/src's commits (base..HEAD) to
+#   patches.sh export         write build/src's commits (base-fixed..HEAD) to
 #                             patches/ and patches/series; the FUSO core
 #                             files stay in this repo (patches/overlay)
 #   patches.sh series OUTDIR  write a git am-able series to OUTDIR: the
@@ -19,12 +19,12 @@ git_q() { git -c advice.detachedHead=false -c user.name="FUSO Team" -c user.emai
 cmd_export() {
 	local n
 	[ -d "$SRC/.git" ] || [ -f "$SRC/.git" ] || die "no development tree at $SRC (run: make tree)"
-	n=$(git -C "$SRC" rev-list --count base..HEAD)
-	[ "$n" -gt 0 ] || die "$SRC has no commits on top of base"
+	n=$(git -C "$SRC" rev-list --count base-fixed..HEAD)
+	[ "$n" -gt 0 ] || die "$SRC has no commits on top of base-fixed"
 	[ -z "$(git -C "$SRC" status --porcelain --untracked-files=no)" ] ||
 		die "$SRC has uncommitted changes to tracked files: commit them first"
 	rm -f "$TOP"/patches/*.patch
-	git -C "$SRC" format-patch -q --zero-commit --no-signature --filename-max-length=100 -o "$TOP/patches" base..HEAD
+	git -C "$SRC" format-patch -q --zero-commit --no-signature --filename-max-length=100 -o "$TOP/patches" base-fixed..HEAD
 	{
 		echo "# Apply order.  Edit in build/src, commit, then: make export"
 		(cd "$TOP/patches" && ls ./*.patch | sed 's|^\./||')
