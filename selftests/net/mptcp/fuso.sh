@@ -75,7 +75,7 @@ fuso_sysctl_get()
 # $1: ns; $2: name; $3: value.  Prints the write error, if any.
 fuso_sysctl_write()
 {
-	ip netns exec "${1}" sh -c "echo '${3}' > /proc/sys/net/mptcp/${2}" 2>&1
+	ip netns exec "${1}" bash -c "echo '${3}' > /proc/sys/net/mptcp/${2}" 2>&1
 }
 
 # $1: ns; $2: name; $3: expected value
@@ -190,6 +190,13 @@ setup()
 		ip -net "${ns2}" addr add "dead:beef:${i}::2/64" dev "ns2eth${i}" nodad
 		ip -net "${ns2}" link set "ns2eth${i}" up
 	done
+
+	# The path 2 subflow is bound to ns1eth2 but goes to the server's
+	# path 1 address: give each path a default route.
+	ip -net "${ns1}" route add default via 10.0.1.2
+	ip -net "${ns1}" route add default via dead:beef:1::2
+	ip -net "${ns1}" route add default via 10.0.2.2 metric 101
+	ip -net "${ns1}" route add default via dead:beef:2::2 metric 101
 
 	# 1 ms each way on both paths; random loss on path 2 only.
 	tc -n "${ns1}" qdisc add dev ns1eth1 root netem delay 1ms
