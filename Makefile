@@ -10,7 +10,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso selftests \
+.PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug selftests \
 	demo test kunit series export check vm-help clean distclean
 
 all: deps build demo
@@ -40,6 +40,10 @@ kernel-qemu: deps
 ## kernel-nofuso x86_64 kernel with CONFIG_MPTCP_FUSO=n (scripts/vm --qemu --nofuso)
 kernel-nofuso: deps
 	$(S)/build.sh kernel qemu --nofuso
+
+## kernel-debug x86_64 debug kernel: KASAN, lockdep, kmemleak (scripts/vm --qemu --debug)
+kernel-debug: deps
+	$(S)/build.sh kernel qemu --debug
 
 ## selftests     build and install the net/mptcp kselftests (with fuso.sh)
 selftests: kernel-qemu

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Configure and build a test kernel (and the MPTCP kselftests).
 #
-#   build.sh kernel TARGET [--tree DIR] [--nofuso] [--w1]
+#   build.sh kernel TARGET [--tree DIR] [--nofuso] [--debug] [--w1]
 #   build.sh selftests [--tree DIR]
 #   build.sh image TARGET [--tree DIR] [--nofuso]   print the kernel image path
 #
@@ -9,7 +9,9 @@
 # --tree defaults to build/src (made by base-tree.sh src).  The object
 # directory is TREE/.obj-TARGET[-nofuso].  The config is tinyconfig plus
 # the fragments in scripts/config/; a rebuild reuses an up-to-date tree.
-# --w1 rebuilds net/mptcp with W=1 and fails on any warning.
+# --debug adds scripts/config/debug.config (KASAN, lockdep, kmemleak; QEMU
+# only) in TREE/.obj-TARGET-debug.  --w1 rebuilds net/mptcp with W=1 and
+# fails on any warning.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -17,19 +19,26 @@ cmd=${1:-}; shift || true
 target=
 tree=$SRC
 fuso=y
+debug=
 w1=
 case "$cmd" in kernel|image) target=${1:-}; shift || true ;; esac
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--tree) tree=$(cd "$2" && pwd); shift ;;
 	--nofuso) fuso=n ;;
+	--debug) debug=1 ;;
 	--w1) w1=1 ;;
 	*) die "build.sh: unknown argument '$1'" ;;
 	esac
 	shift
 done
 
-obj_name() { [ "$fuso" = y ] && echo "$target" || echo "$target-nofuso"; }
+obj_name() {
+	local n=$target
+	[ -n "$debug" ] && n=$n-debug
+	[ "$fuso" = y ] || n=$n-nofuso
+	echo "$n"
+}
 
 image_path() {
 	local obj
@@ -45,6 +54,7 @@ fragments() {
 	local cfg=$TOP/scripts/config
 	echo "$cfg/common.config" "$cfg/$target.config"
 	[ "$fuso" = y ] && echo "$cfg/fuso.config" || echo "$cfg/nofuso.config"
+	[ -z "$debug" ] || echo "$cfg/debug.config"
 }
 
 # Every option a fragment asks for must be in the final .config as asked.
@@ -99,12 +109,13 @@ build_kernel() {
 	local obj args t0 img
 	[ "$tree" = "$SRC" ] && "$TOP/scripts/base-tree.sh" src
 	[ -f "$tree/Makefile" ] || die "no kernel tree at $tree"
+	[ -z "$debug" ] || [ "$target" = qemu ] || die "the debug kernel is for QEMU only (KASAN does not run under UML here)"
 	obj=$(obj_dir "$tree" "$(obj_name)")
 	configure "$obj"
 	setup_ccache
 	args=$(kmake_args "$target")
 	t0=$(date +%s)
-	log "building $target kernel (FUSO=$fuso) in $obj, -j$(jobs)"
+	log "building $target kernel (FUSO=$fuso${debug:+, debug}) in $obj, -j$(jobs)"
 	local goal=bzImage
 	[ "$target" = uml ] && goal=linux
 	# shellcheck disable=SC2086
@@ -154,5 +165,5 @@ case "$cmd" in
 kernel) [ -n "$target" ] || die "build.sh kernel needs a target (qemu or uml)"; build_kernel ;;
 image) image_path ;;
 selftests) build_selftests ;;
-*) echo "usage: $0 kernel qemu|uml [--tree DIR] [--nofuso] [--w1] | selftests | image TARGET" >&2; exit 2 ;;
+*) echo "usage: $0 kernel qemu|uml [--tree DIR] [--nofuso] [--debug] [--w1] | selftests | image TARGET" >&2; exit 2 ;;
 esac

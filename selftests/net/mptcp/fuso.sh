@@ -272,7 +272,8 @@ do_transfer()
 	tx2=$(($(tx_bytes "${ns1}" ns1eth2) - tx2_before))
 	if [ "${tx2}" -lt $((size_kb * 1024 / 10)) ] ||
 	   [ "${tx1}" -lt $((size_kb * 1024 / 10)) ]; then
-		mptcp_lib_pr_fail "a path carried under 10% of the data (path 1 ${tx1} B, path 2 ${tx2} B)"
+		mptcp_lib_pr_fail "a path carried under 10% of the data" \
+			"(path 1 ${tx1} B, path 2 ${tx2} B)"
 		rc=1
 	fi
 	result "${name}" ${rc}
