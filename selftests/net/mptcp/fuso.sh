@@ -172,6 +172,12 @@ tx_bytes()
 	ip netns exec "${1}" cat "/sys/class/net/${2}/statistics/tx_bytes"
 }
 
+# $1: ns; $2: dev
+mac()
+{
+	ip netns exec "${1}" cat "/sys/class/net/${2}/address"
+}
+
 setup()
 {
 	tmpdir=$(mktemp -d)
@@ -198,6 +204,18 @@ setup()
 	ip -net "${ns1}" route add default via 10.0.2.2 metric 101
 	ip -net "${ns1}" route add default via dead:beef:2::2 metric 101
 
+	# Static neighbours: no ARP/NDP through the lossy path.
+	for i in 1 2; do
+		ip -net "${ns1}" neigh replace "10.0.${i}.2" dev "ns1eth${i}" \
+			lladdr "$(mac "${ns2}" "ns2eth${i}")" nud permanent
+		ip -net "${ns1}" neigh replace "dead:beef:${i}::2" dev "ns1eth${i}" \
+			lladdr "$(mac "${ns2}" "ns2eth${i}")" nud permanent
+		ip -net "${ns2}" neigh replace "10.0.${i}.1" dev "ns2eth${i}" \
+			lladdr "$(mac "${ns1}" "ns1eth${i}")" nud permanent
+		ip -net "${ns2}" neigh replace "dead:beef:${i}::1" dev "ns2eth${i}" \
+			lladdr "$(mac "${ns1}" "ns1eth${i}")" nud permanent
+	done
+
 	# 1 ms each way on both paths; random loss on path 2 only.
 	tc -n "${ns1}" qdisc add dev ns1eth1 root netem delay 1ms
 	tc -n "${ns2}" qdisc add dev ns2eth1 root netem delay 1ms
@@ -214,39 +232,37 @@ setup()
 	mptcp_lib_make_file "${tmpdir}/sin" 1024 "${size_kb}"
 }
 
-# $1: fuso mode; $2: 4 or 6
-do_transfer()
+# One transfer each way.  $1: family; $2: port.  Returns 0 if the data
+# arrived intact, 1 if not; sets "joined" and "tx1"/"tx2" (bytes the
+# client sent on each path).
+transfer_once()
 {
-	local mode=${1}
-	local family=${2}
-	local name="fuso=${mode} IPv${family} transfer over 2 paths, ${loss} loss on one"
+	local family=${1}
+	local p=${2}
 	local cin="${tmpdir}/cin" sin="${tmpdir}/sin"
 	local cout="${tmpdir}/cout" sout="${tmpdir}/sout"
 	local laddr=0.0.0.0 caddr=10.0.1.2 opt=""
-	local join_before join_after tx1_before tx2_before tx1 tx2
+	local join_before tx1_before tx2_before
 	local spid cpid retc rets rc=0
 
 	if [ "${family}" = 6 ]; then
 		laddr=:: caddr=dead:beef:1::2 opt=-6
 	fi
-	port=$((port + 1))
 	:> "${cout}"
 	:> "${sout}"
-
-	mptcp_lib_print_title "${name}"
 
 	join_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
 	tx1_before=$(tx_bytes "${ns1}" ns1eth1)
 	tx2_before=$(tx_bytes "${ns1}" ns1eth2)
 
 	timeout ${timeout_test} ip netns exec "${ns2}" \
-		./mptcp_connect ${opt} -j -t ${timeout_poll} -l -p "${port}" \
+		./mptcp_connect ${opt} -j -t ${timeout_poll} -l -p "${p}" \
 		"${laddr}" < "${sin}" > "${sout}" &
 	spid=$!
-	mptcp_lib_wait_local_port_listen "${ns2}" "${port}"
+	mptcp_lib_wait_local_port_listen "${ns2}" "${p}"
 
 	timeout ${timeout_test} ip netns exec "${ns1}" \
-		./mptcp_connect ${opt} -j -t ${timeout_poll} -p "${port}" \
+		./mptcp_connect ${opt} -j -t ${timeout_poll} -p "${p}" \
 		"${caddr}" < "${cin}" > "${cout}" &
 	cpid=$!
 
@@ -262,20 +278,44 @@ do_transfer()
 	mptcp_lib_check_transfer "${sin}" "${cout}" "data server -> client" || rc=1
 	mptcp_lib_check_transfer "${cin}" "${sout}" "data client -> server" || rc=1
 
-	# Both paths carried data: the lossy one really was in use.
-	join_after=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
-	if [ "$((join_after - join_before))" -lt 1 ]; then
-		mptcp_lib_pr_fail "no subflow joined on path 2"
-		rc=1
-	fi
+	joined=$(($(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx) - join_before))
 	tx1=$(($(tx_bytes "${ns1}" ns1eth1) - tx1_before))
 	tx2=$(($(tx_bytes "${ns1}" ns1eth2) - tx2_before))
-	if [ "${tx2}" -lt $((size_kb * 1024 / 10)) ] ||
-	   [ "${tx1}" -lt $((size_kb * 1024 / 10)) ]; then
-		mptcp_lib_pr_fail "a path carried under 10% of the data" \
-			"(path 1 ${tx1} B, path 2 ${tx2} B)"
-		rc=1
-	fi
+	return ${rc}
+}
+
+# $1: fuso mode; $2: 4 or 6
+do_transfer()
+{
+	local mode=${1}
+	local family=${2}
+	local name="fuso=${mode} IPv${family} transfer over 2 paths, ${loss} loss on one"
+	local min=$((size_kb * 1024 / 10))
+	local attempt rc=0
+	local joined tx1 tx2
+
+	mptcp_lib_print_title "${name}"
+
+	# The loss also hits the join handshake: if the second subflow came
+	# too late to carry data, try again (data is checked every time).
+	for attempt in 1 2 3; do
+		port=$((port + 1))
+		transfer_once "${family}" "${port}" || rc=1
+		[ ${rc} = 0 ] || break
+		if [ "${joined}" -ge 1 ] && [ "${tx1}" -ge ${min} ] &&
+		   [ "${tx2}" -ge ${min} ]; then
+			break
+		fi
+		if [ ${attempt} = 3 ]; then
+			mptcp_lib_pr_fail "3 attempts, each with a path carrying" \
+				"under 10% of the data or no join (last: joins" \
+				"${joined}, path 1 ${tx1} B, path 2 ${tx2} B)"
+			rc=1
+		else
+			mptcp_lib_pr_info "attempt ${attempt}: joins ${joined}," \
+				"path 1 ${tx1} B, path 2 ${tx2} B; again"
+		fi
+	done
 	result "${name}" ${rc}
 	if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
 		show_state
