@@ -79,6 +79,22 @@ series_check() {
 		"$TOP/scripts/patches.sh" verify "$out"
 }
 
+# The CONFIG_MPTCP_FUSO=n build from the series check: no FUSO sysctls,
+# MPTCP still there, and fuso.sh cannot pass on it (skip, or fail when all
+# features are expected).
+nofuso_check() {
+	local img=$BUILD/series-check/.obj-qemu-nofuso/arch/x86/boot/bzImage
+	[ -f "$img" ] || { echo "no FUSO=n image at $img (run the series step)"; return 1; }
+	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" --qemu --kernel "$img" -- bash -c '
+		set -x
+		test -e /proc/sys/net/mptcp/enabled || exit 1
+		test ! -e /proc/sys/net/mptcp/fuso || exit 1
+		./fuso.sh; rc=$?; test $rc = 4 || exit 1
+		SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 ./fuso.sh; rc=$?
+		test $rc = 1 || exit 1
+		echo "FUSO=n: no FUSO sysctls; fuso.sh skips (4), or fails (1) when all features are expected"')
+}
+
 run() {
 	case "$1" in
 	deps) step deps "$TOP/scripts/deps.sh" || exit 1 ;;
@@ -94,7 +110,7 @@ run() {
 	# UML localizes kernel symbols, which defeats a kallsyms feature probe
 	# of mptcp_connect.sh: run it on QEMU.
 	upstream) step mptcp_connect.sh-qemu upstream_connect qemu ;;
-	series) step series series_check ;;
+	series) step series series_check && step nofuso-qemu nofuso_check ;;
 	w1) step w1-net-mptcp "$TOP/scripts/build.sh" kernel qemu --w1 ;;
 	*) die "test.sh: unknown step '$1'" ;;
 	esac
@@ -109,5 +125,5 @@ done
 
 log "suite took $(($(date +%s) - t_start)) s; logs in $LOGS"
 [ $failed = 0 ] || log "failed: ${failures[*]}"
-echo "make test: $passed passed, $failed failed"
+echo "suite: $passed passed, $failed failed"
 [ $failed = 0 ]

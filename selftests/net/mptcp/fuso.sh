@@ -329,7 +329,8 @@ show_state()
 	for ns in "${ns1}" "${ns2}"; do
 		echo "    ${ns}: $(ip netns exec "${ns}" sysctl net.mptcp.fuso \
 			net.mptcp.fuso_alpha net.mptcp.fuso_beta | tr '\n' ' ')"
-		ip netns exec "${ns}" nstat -asz 'MPTcpExtFuso*' 'MPTcpExtMPJoin*Rx' |
+		ip netns exec "${ns}" nstat -asz MPTcpExtMPJoinAckRx \
+			'MPTcpExtFuso*' |
 			awk 'NR > 1 { printf "        %-32s %s\n", $1, $2 }'
 	done
 }
