@@ -43,7 +43,17 @@ vm_selftest() { # TARGET
 	[ $rc = 7 ] || { echo "expected exit status 7 from the guest, got $rc"; return 1; }
 	echo "$out" | grep -q '^guest-6\.12' || { echo "guest did not run the command"; return 1; }
 	"$TOP/scripts/vm" "--$1" -- true || { echo "'true' did not exit 0"; return 1; }
-	echo "exit status, read-only root and writable /tmp: ok"
+	# A command and working directory under the host's /tmp stay
+	# visible although the guest gets a fresh /tmp.
+	local d
+	d=$(mktemp -d /tmp/fuso-vm-test.XXXXXX)
+	printf '#!/bin/sh\ntest "$(pwd)" = "%s" && touch /tmp/new && exit 5\n' "$d" >"$d/cmd.sh"
+	chmod +x "$d/cmd.sh"
+	(cd "$d" && "$TOP/scripts/vm" "--$1" -- ./cmd.sh)
+	rc=$?
+	rm -rf "$d"
+	[ $rc = 5 ] || { echo "command in host /tmp: expected exit status 5, got $rc"; return 1; }
+	echo "exit status, read-only root, writable /tmp, host /tmp paths: ok"
 }
 
 kunit() { # TARGET
