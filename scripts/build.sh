@@ -3,7 +3,6 @@
 #
 #   build.sh kernel TARGET [--tree DIR] [--nofuso] [--debug] [--w1]
 #   build.sh selftests [--tree DIR]
-#   build.sh image TARGET [--tree DIR] [--nofuso]   print the kernel image path
 #
 # TARGET is qemu (x86_64 microvm guest) or uml (User-Mode Linux).
 # --tree defaults to build/src (made by base-tree.sh src).  The object
@@ -21,7 +20,7 @@ tree=$SRC
 fuso=y
 debug=
 w1=
-case "$cmd" in kernel|image) target=${1:-}; shift || true ;; esac
+case "$cmd" in kernel) target=${1:-}; shift || true ;; esac
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--tree) tree=$(cd "$2" && pwd); shift ;;
@@ -163,7 +162,6 @@ build_selftests() {
 
 case "$cmd" in
 kernel) [ -n "$target" ] || die "build.sh kernel needs a target (qemu or uml)"; build_kernel ;;
-image) image_path ;;
 selftests) build_selftests ;;
-*) echo "usage: $0 kernel qemu|uml [--tree DIR] [--nofuso] [--debug] [--w1] | selftests | image TARGET" >&2; exit 2 ;;
+*) echo "usage: $0 kernel qemu|uml [--tree DIR] [--nofuso] [--debug] [--w1] | selftests" >&2; exit 2 ;;
 esac

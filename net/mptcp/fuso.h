@@ -10,6 +10,7 @@
 #define __MPTCP_FUSO_H
 
 #include <linux/bits.h>
+#include <linux/init.h>
 #include <linux/types.h>
 
 struct net;
@@ -40,11 +41,6 @@ extern const unsigned int mptcp_fuso_sysctl_template_size;
 #else /* !CONFIG_MPTCP_FUSO */
 
 static inline int mptcp_fuso_init(void)
-{
-	return 0;
-}
-
-static inline u8 mptcp_fuso_mode(const struct net *net)
 {
 	return 0;
 }
