@@ -113,6 +113,22 @@ apply_series() { # TREE
 	done < <(series_entries)
 }
 
+# Resetting the development tree must not lose work: refuse when it has
+# commits or changes to tracked files that `make export` has not written to
+# patches/ (FUSO_TREE_FORCE=1 resets anyway).
+check_src_exported() {
+	local head saved
+	[ "${FUSO_TREE_FORCE:-0}" = 1 ] && return 0
+	[ -f "$SRC/.fuso-head" ] || return 0 # a tree from before this check
+	head=$(git -C "$SRC" rev-parse HEAD)
+	saved=$(cat "$SRC/.fuso-head")
+	if [ "$head" != "$saved" ] ||
+	   [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
+		git -C "$SRC" log --oneline "$saved..$head" >&2 2>/dev/null || true
+		die "patches/ changed, but $SRC has commits or changes that were not exported (above); run 'make export' first, or FUSO_TREE_FORCE=1 to discard them"
+	fi
+}
+
 cmd_src() {
 	cmd_base
 	local stamp
@@ -122,6 +138,7 @@ cmd_src() {
 		return 0
 	fi
 	if [ -d "$SRC/.git" ] || [ -f "$SRC/.git" ]; then
+		check_src_exported
 		log "patches changed: resetting $SRC to base and re-applying"
 		git_q -C "$SRC" am --abort >/dev/null 2>&1 || true
 		git_q -C "$SRC" checkout -q --detach base
@@ -138,6 +155,7 @@ cmd_src() {
 	apply_series "$SRC"
 	link_overlay "$SRC"
 	printf '%s\n' "$stamp" >"$SRC/.fuso-stamp"
+	git -C "$SRC" rev-parse HEAD >"$SRC/.fuso-head"
 	log "development tree ready: $(series_entries | wc -l) patch(es) applied, FUSO core linked"
 }
 
@@ -158,6 +176,6 @@ base) cmd_base ;;
 src) cmd_src ;;
 pristine) shift; cmd_pristine "$@" ;;
 version) cmd_base; cat "$BASE_DIR/.fuso-version" ;;
-restamp) patch_stamp >"$SRC/.fuso-stamp" ;; # after patches.sh export
+restamp) patch_stamp >"$SRC/.fuso-stamp"; git -C "$SRC" rev-parse HEAD >"$SRC/.fuso-head" ;; # after patches.sh export
 *) echo "usage: $0 base|src|pristine DIR|version|restamp" >&2; exit 2 ;;
 esac

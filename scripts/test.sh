@@ -71,12 +71,22 @@ kselftest() { # TARGET TEST
 	"$TOP/scripts/ktap-check.py" kselftest "$out" "$2"
 }
 
-# Upstream's mptcp_connect.sh with fixed loss/delay, as a regression guard.
+# Upstream's mptcp_connect.sh with fixed loss/delay and the FUSO sender on
+# in every namespace, as a regression guard.  The mptcp_fuso_recovery
+# tracepoint proves that FUSO did send copies.
 upstream_connect() { # TARGET
 	local out=$LOGS/upstream-$1-mptcp_connect.out
-	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" "--$1" --log "$out" -- \
-		env SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 \
-		./mptcp_connect.sh -d 5 -l 1% -r 0 -e tso) >/dev/null
+	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" "--$1" --log "$out" -- bash -c '
+		t=/sys/kernel/tracing
+		[ -d $t/events ] || mount -t tracefs nodev $t || exit 1
+		echo 1 > $t/events/mptcp/mptcp_fuso_recovery/enable || exit 1
+		SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 SELFTESTS_MPTCP_LIB_FUSO=1 \
+			./mptcp_connect.sh -d 5 -l 1% -r 0 -e tso
+		rc=$?
+		n=$(grep -c "mptcp_fuso_recovery:" $t/trace)
+		echo "# FUSO recovery copies traced: $n"
+		[ "$n" -gt 0 ] || { echo "# fuso=1 but FUSO sent no copy"; exit 1; }
+		exit $rc') >/dev/null
 	local rc=$?
 	"$TOP/scripts/ktap-check.py" tap "$out" || return 1
 	return $rc

@@ -4,44 +4,105 @@
  * FUSO ("Fast and Cautious", Chen et al., USENIX ATC'16) turns the path
  * diversity of an MPTCP connection into fast loss recovery for short flows.
  *
- * A short flow that loses its last segments has no later data to produce
- * duplicate ACKs, so plain TCP can only recover them with a tail loss probe
- * or a retransmission timeout; in a data centre the minimum RTO is tens of
- * RTTs, and it is what sets the 99th percentile of flow completion time.
+ * Why: a short flow that loses its last segments has no later data to
+ * produce duplicate ACKs, so its TCP subflow can only recover them with a
+ * tail loss probe (2 RTT + 200 ms when one segment is out) or a
+ * retransmission timeout.  In a data centre either is tens of RTTs, and it
+ * is what sets the 99th percentile of flow completion time.
  *
- * FUSO acts when the connection has no new data to send and some subflow
- * still has congestion window to spare.  It then copies the oldest
- * un-acknowledged, not yet protected segment of the *worst* subflow (the one
- * with the highest loss metric C_l) onto the *best* one (the lowest C_l):
+ * When: FUSO acts only when the connection has no new data to send and some
+ * subflow still has congestion window to spare.  "No new data" means that
+ * sendmsg handed over everything the application wrote (no MSG_MORE, not
+ * corked) and that everything handed over has been given to a subflow.  That
+ * window would otherwise go unused, so FUSO spends it on copies of data that
+ * may have been lost.  Two triggers check for this state:
  *
- *   C_l = alpha * (retransmitted / sent) + beta * (1 / segments sent since,
- *                                                  and including, the last
- *                                                  retransmission)
+ *   T1  the end of mptcp_sendmsg(), once the last byte is pushed;
+ *   T2  every subflow ACK that changed the subflow's cwnd or in-flight count
+ *       (ack_update_msk(), v4 and v6, softirq or socket backlog).  T2 holds
+ *       the subflow lock and the msk data lock, and a round needs other
+ *       subflows' locks, so T2 only flags work: MPTCP_FUSO in cb_flags when
+ *       the msk is owned (run by mptcp_release_cb()), else MPTCP_WORK_FUSO
+ *       and the msk worker.
  *
- * with ties broken by RTT (largest is worst, smallest is best).  The copy
- * is new data for the best subflow and stays under its congestion control;
- * each segment is protected at most once.  On the receiving side, segments
- * that are out of order at the subflow level are pushed straight into the
- * data-level queue, so a data-level hole that a copy filled is not held
- * behind a subflow-level hole.
+ * What: one round (mptcp_fuso_try_send_recoveries(), msk owned) repeats:
+ *
+ *   1. Score every subflow with the loss metric
+ *
+ *        C_l = alpha * retransmitted / sent  +  beta * 1 / sent_since_rtx
+ *
+ *      where "sent" counts data segments (tcp_sock.data_segs_out),
+ *      "retransmitted" is tcp_sock.total_retrans, and sent_since_rtx counts
+ *      the segments sent since, and including, the last retransmission.
+ *      alpha and beta are net.mptcp.fuso_alpha and fuso_beta in percent.
+ *      C_l is Q16 fixed point.  A subflow that never retransmitted scores 0;
+ *      one that never sent scores infinity.
+ *   2. The *best* subflow can take a copy now (active, not in loss recovery,
+ *      nothing queued, spare cwnd and receive window, not a backup unless
+ *      nothing else can) and has the smallest (C_l, srtt).  A never-sent
+ *      subflow is the last choice; if all are never-sent, pick at random.
+ *   3. The *worst* subflow has sent data that is neither ACKed nor SACKed nor
+ *      yet protected, and has the largest (C_l, srtt).  Best and worst may be
+ *      the same subflow: a copy on the same path still makes TCP detect the
+ *      loss (RACK) long before a timer would.
+ *   4. Copy the worst subflow's oldest such segment, at most one MSS of the
+ *      best subflow, onto the best subflow.  The copy carries the original's
+ *      data sequence numbers in its DSS mapping, so the receiver takes
+ *      whichever arrives first and drops the other as a duplicate.  For the
+ *      best subflow it is new data: a new subflow sequence number, under its
+ *      cwnd, retransmitted by its own TCP if lost, not counted in
+ *      total_retrans.  It is marked (mptcp_ext.fuso) so that it is never
+ *      protected itself.
+ *
+ * Protect once: each subflow keeps a watermark (fuso_prot_seq) in its own
+ * sequence space; bytes below it were protected (or needed no protection:
+ * SACKed, or already acknowledged at the data level).  A victim is taken at
+ * the watermark and the watermark moves past it, so every original is
+ * protected at most once and a round's work is bounded by the data in
+ * flight.  A round also stops after MPTCP_FUSO_MAX_COPIES copies, when no
+ * subflow can take a copy, or when nothing is left to protect; in the last
+ * case it records snd_nxt so that T2 stays a few loads and compares until
+ * new data is sent.  In a bulk transfer there is always new data, so T2
+ * exits on its first tests.
+ *
+ * Cost: every copy is an extra segment on the wire.  At low load nearly
+ * every tail segment is copied once; the paper measured 40% extra bytes at
+ * low load, falling as load rises because spare cwnd disappears.
+ *
+ * Safety: FUSO never runs on a connection that fell back to TCP or could
+ * still fall back (allow_infinite_fallback, i.e. a lone MP_CAPABLE subflow
+ * that never retransmitted), decides to transmit under msk->fallback_lock as
+ * __mptcp_retrans() does, never touches the data-level retransmit timer,
+ * snd_nxt or the send queue, and does nothing when the connection is in
+ * data-level recovery after a subflow closed.  It holds one subflow lock at
+ * a time, under the msk socket lock, and keeps no subflow or skb pointer
+ * across a lock drop.
+ *
+ * Receiver (net.mptcp.fuso bit 1): segments that are out of order at the
+ * subflow level are pushed straight into the data-level queue, so a
+ * data-level hole that a copy filled is not held behind a subflow-level hole.
  *
  * Everything is off unless net.mptcp.fuso enables it in the network
- * namespace: bit 0 the sender recovery, bit 1 the receiver push.
- * net.mptcp.fuso_alpha and net.mptcp.fuso_beta (0..100, default 50) weight
- * the two terms of C_l.  Counters are the MPTcpExtFuso* entries of
- * /proc/net/netstat.
- *
- * This file holds the per-netns knobs.
+ * namespace; connections take the knobs when they are created.  Counters are
+ * the MPTcpExtFuso* entries of /proc/net/netstat; each copy also fires the
+ * mptcp:mptcp_fuso_recovery tracepoint.  See
+ * Documentation/networking/mptcp-fuso.rst.
  */
 
 #include <linux/init.h>
+#include <linux/math64.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/tcp.h>
 #include <kunit/visibility.h>
 
+#include "protocol.h"
+#include "mib.h"
 #include "fuso.h"
+#include <trace/events/mptcp.h>
 
 struct mptcp_fuso_pernet {
 #ifdef CONFIG_SYSCTL
@@ -183,4 +244,590 @@ static struct pernet_operations mptcp_fuso_pernet_ops = {
 int __init mptcp_fuso_init(void)
 {
 	return register_pernet_subsys(&mptcp_fuso_pernet_ops);
+}
+
+/* ---- pure parts: the loss metric, the choice of subflows, the watermark */
+
+/**
+ * mptcp_fuso_cost - the loss metric C_l of a subflow, Q16
+ * @segs: data segments sent (tcp_sock.data_segs_out)
+ * @rtx: segments retransmitted (tcp_sock.total_retrans)
+ * @segs_at_rtx: @segs just before the last retransmission
+ * @alpha: weight of the overall loss rate, percent
+ * @beta: weight of the last loss rate, percent
+ *
+ * Return: MPTCP_FUSO_INF if nothing was sent, 0 if nothing was
+ * retransmitted, else alpha * rtx / segs + beta / (segs - segs_at_rtx),
+ * each rate capped at 1, so the result is at most 2 * MPTCP_FUSO_ONE.
+ */
+VISIBLE_IF_KUNIT u32 mptcp_fuso_cost(u32 segs, u32 rtx, u32 segs_at_rtx,
+				     u8 alpha, u8 beta)
+{
+	u32 overall, last, since;
+
+	if (!segs)
+		return MPTCP_FUSO_INF;
+	if (!rtx)
+		return 0;
+
+	overall = min_t(u64, MPTCP_FUSO_ONE,
+			div_u64((u64)rtx << MPTCP_FUSO_SHIFT, segs));
+	since = segs - segs_at_rtx;	/* wraps with the counters */
+	last = MPTCP_FUSO_ONE / max(since, 1U);
+
+	alpha = min_t(u8, alpha, MPTCP_FUSO_WEIGHT_MAX);
+	beta = min_t(u8, beta, MPTCP_FUSO_WEIGHT_MAX);
+	return (alpha * overall + beta * last) / MPTCP_FUSO_WEIGHT_MAX;
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_cost);
+
+/* > 0 if @a is worse than @b: higher C_l, then higher RTT */
+static int mptcp_fuso_cmp(const struct mptcp_fuso_cand *a,
+			  const struct mptcp_fuso_cand *b)
+{
+	if (a->cost != b->cost)
+		return a->cost > b->cost ? 1 : -1;
+	if (a->srtt_us != b->srtt_us)
+		return a->srtt_us > b->srtt_us ? 1 : -1;
+	return 0;
+}
+
+/**
+ * mptcp_fuso_pick_worst - the subflow whose data a copy protects
+ * @c: candidates
+ * @n: number of candidates
+ *
+ * Return: the index of the worst_ok candidate with the largest (C_l, srtt),
+ * the first one on a full tie, or -1 if none is worst_ok.
+ */
+VISIBLE_IF_KUNIT int mptcp_fuso_pick_worst(const struct mptcp_fuso_cand *c,
+					   int n)
+{
+	int i, w = -1;
+
+	for (i = 0; i < n; i++) {
+		if (!c[i].worst_ok)
+			continue;
+		if (w < 0 || mptcp_fuso_cmp(&c[i], &c[w]) > 0)
+			w = i;
+	}
+	return w;
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_pick_worst);
+
+/**
+ * mptcp_fuso_pick_best - the subflow that carries a copy
+ * @c: candidates
+ * @n: number of candidates
+ * @rnd: a random number, used when no candidate ever sent data
+ *
+ * Backup subflows are considered only if no other candidate is best_ok.
+ * Among those considered, the one with the smallest (C_l, srtt) wins, the
+ * first on a full tie; never-sent subflows (MPTCP_FUSO_INF) come last, and
+ * if every one considered never sent, @rnd picks one.
+ *
+ * Return: the index of the chosen candidate, or -1 if none is best_ok.
+ */
+VISIBLE_IF_KUNIT int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c,
+					  int n, u32 rnd)
+{
+	int pass, i, b, cnt;
+
+	for (pass = 0; pass < 2; pass++) {
+		bool backup = pass;
+
+		b = -1;
+		cnt = 0;
+		for (i = 0; i < n; i++) {
+			if (!c[i].best_ok || c[i].backup != backup)
+				continue;
+			cnt++;
+			if (b < 0 || mptcp_fuso_cmp(&c[i], &c[b]) < 0)
+				b = i;
+		}
+		if (b < 0)
+			continue;
+		if (c[b].cost != MPTCP_FUSO_INF)
+			return b;
+
+		/* nobody considered has sent anything: pick at random */
+		cnt = rnd % cnt;
+		for (i = 0; i < n; i++) {
+			if (!c[i].best_ok || c[i].backup != backup)
+				continue;
+			if (!cnt--)
+				return i;
+		}
+	}
+	return -1;
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_pick_best);
+
+/**
+ * mptcp_fuso_next_slice - the next piece of a sent skb to protect
+ * @snd_una: the subflow's snd_una
+ * @snd_nxt: the subflow's snd_nxt
+ * @prot_seq: the subflow's protection watermark; advanced past the slice
+ * @seq: first sequence number of the skb's payload
+ * @end: @seq + payload length
+ * @map_seq: absolute subflow sequence number where the skb's DSS mapping
+ *	starts
+ * @map_len: payload bytes in that mapping (DATA_FIN not counted)
+ * @mss: the largest slice wanted
+ * @off: out: offset of the slice from @map_seq
+ * @len: out: length of the slice
+ *
+ * Bytes below the watermark were protected already; a watermark outside
+ * [@snd_una, @snd_nxt] (stale, or wrapped) counts as @snd_una.  All
+ * comparisons are modulo 2^32.
+ *
+ * Return: true and a non-empty slice [@map_seq + @off, + @len) inside both
+ * the skb and its mapping, or false if nothing of the skb is left to protect
+ * or the skb is not inside its mapping.
+ */
+VISIBLE_IF_KUNIT bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt,
+					    u32 *prot_seq, u32 seq, u32 end,
+					    u32 map_seq, u32 map_len, u32 mss,
+					    u32 *off, u32 *len)
+{
+	u32 s = *prot_seq;
+
+	if (before(s, snd_una) || after(s, snd_nxt))
+		s = snd_una;
+	if (before(s, seq))
+		s = seq;
+	if (!before(s, end) || !mss)
+		return false;
+
+	*off = s - map_seq;
+	if (*off >= map_len)
+		return false;
+	*len = min3(end - s, map_len - *off, mss);
+	*prot_seq = s + *len;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_next_slice);
+
+/* ---- the sender */
+
+struct mptcp_fuso_victim {
+	u64	dsn;
+	u16	len;
+};
+
+void mptcp_fuso_init_sock(struct sock *sk)
+{
+	struct mptcp_sock *msk = mptcp_sk(sk);
+	const struct net *net = sock_net(sk);
+
+	msk->fuso_mode = mptcp_fuso_mode(net);
+	msk->fuso_alpha = mptcp_fuso_alpha(net);
+	msk->fuso_beta = mptcp_fuso_beta(net);
+	msk->fuso_app_idle = false;
+	msk->fuso_idle_snd_nxt = 0;
+}
+
+/* Note when the subflow retransmitted last.  TCP keeps no such record, so
+ * this samples total_retrans; the error is the number of segments sent
+ * between a retransmission and its sampling, at most one flight.
+ */
+static void mptcp_fuso_sample_rtx(struct mptcp_subflow_context *subflow,
+				  u32 segs, u32 rtx)
+{
+	if (rtx != READ_ONCE(subflow->fuso_rtx_seen)) {
+		WRITE_ONCE(subflow->fuso_rtx_seen, rtx);
+		WRITE_ONCE(subflow->fuso_segs_at_rtx, segs - 1);
+	}
+}
+
+static u32 mptcp_fuso_subflow_cost(const struct mptcp_sock *msk,
+				   struct mptcp_subflow_context *subflow)
+{
+	const struct tcp_sock *tp = tcp_sk(mptcp_subflow_tcp_sock(subflow));
+	u32 segs = READ_ONCE(tp->data_segs_out);
+	u32 rtx = READ_ONCE(tp->total_retrans);
+
+	mptcp_fuso_sample_rtx(subflow, segs, rtx);
+	return mptcp_fuso_cost(segs, rtx, READ_ONCE(subflow->fuso_segs_at_rtx),
+			       msk->fuso_alpha, msk->fuso_beta);
+}
+
+/* Can @ssk take a copy now?  Lockless as a heuristic; the caller that
+ * holds the subflow lock passes @len > 0 and gets the full answer.
+ */
+static bool mptcp_fuso_best_ok(struct mptcp_subflow_context *subflow,
+			       u32 len, u32 *quota)
+{
+	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
+	const struct inet_connection_sock *icsk = inet_csk(ssk);
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	u32 in_flight, cwnd;
+
+	if (!mptcp_subflow_active(subflow) || !__tcp_can_send(ssk))
+		return false;
+	/* racy reads without the subflow lock: rechecked under it */
+	if (data_race(subflow->send_infinite_map || subflow->send_mp_fail))
+		return false;
+	/* racy, as above */
+	if (data_race((u8)icsk->icsk_ca_state) == TCP_CA_Loss ||
+	    READ_ONCE(icsk->icsk_retransmits))
+		return false;
+	if (test_bit(TSQ_THROTTLED, &ssk->sk_tsq_flags) ||
+	    !sk_stream_memory_free(ssk))
+		return false;
+
+	/* everything handed to it is on the wire: a copy never waits
+	 * (racy, as above)
+	 */
+	if (data_race(tcp_send_head(ssk)))
+		return false;
+
+	in_flight = tcp_packets_in_flight(tp);
+	cwnd = tcp_snd_cwnd(tp);
+	if (in_flight >= cwnd)
+		return false;
+	if (quota)
+		*quota = cwnd - in_flight;
+
+	/* the receive window, checked under the subflow lock only */
+	if (len && after(tp->write_seq + len, tcp_wnd_end(tp)))
+		return false;
+	return true;
+}
+
+static bool mptcp_fuso_worst_ok(struct mptcp_subflow_context *subflow)
+{
+	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	u32 una = READ_ONCE(tp->snd_una);
+	u32 nxt = READ_ONCE(tp->snd_nxt);
+	u32 prot = READ_ONCE(subflow->fuso_prot_seq);
+
+	/* a heuristic: mptcp_fuso_collect() rechecks under the lock */
+	if (inet_sk_state_load(ssk) == TCP_CLOSE || data_race((u8)subflow->closing))
+		return false;
+	/* a watermark outside [una, nxt] is stale and counts as una */
+	if (before(prot, una) || after(prot, nxt))
+		prot = una;
+	return before(prot, nxt);
+}
+
+/* Common conditions for a round and for the ACK-path trigger. */
+static bool mptcp_fuso_may_run(const struct mptcp_sock *msk)
+{
+	const struct sock *sk = (const struct sock *)msk;
+
+	if (!(msk->fuso_mode & MPTCP_FUSO_TX) || !READ_ONCE(msk->fuso_app_idle))
+		return false;
+	if (READ_ONCE(msk->first_pending) || READ_ONCE(msk->recovery))
+		return false;
+	if (__mptcp_check_fallback(msk))
+		return false;
+	/* A copy puts a DSN on the wire twice, so the connection can no longer
+	 * fall back to an infinite mapping; mptcp_fuso_xmit() gives that up as
+	 * __mptcp_retrans() does.  With checksums, keep graceful MP_FAIL
+	 * fallback possible: wait for a join or a data-level retransmission.
+	 */
+	if (READ_ONCE(msk->csum_enabled) &&
+	    READ_ONCE(msk->allow_infinite_fallback))
+		return false;
+	/* data may be outstanding in these states, FIN or not */
+	if (!((1 << inet_sk_state_load(sk)) &
+	      (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT | TCPF_FIN_WAIT1 |
+	       TCPF_CLOSING | TCPF_LAST_ACK)))
+		return false;
+	return READ_ONCE(msk->snd_una) != READ_ONCE(msk->snd_nxt);
+}
+
+/* Collect up to @max victims of @ssk, each at most @mss bytes, and move
+ * its watermark past them.  Takes and releases the subflow lock.
+ */
+static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
+			      struct mptcp_fuso_victim *v, int max, u32 mss)
+{
+	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
+	u64 msk_una = READ_ONCE(msk->snd_una);
+	struct tcp_sock *tp = tcp_sk(ssk);
+	struct sk_buff *skb;
+	u32 prot, off, len;
+	int n = 0;
+
+	lock_sock(ssk);
+	if (ssk->sk_state == TCP_CLOSE || !subflow->fuso_isn_valid)
+		goto out;
+
+	/* a watermark outside [una, nxt] is stale (or never set) */
+	prot = subflow->fuso_prot_seq;
+	if (before(prot, tp->snd_una) || after(prot, tp->snd_nxt))
+		prot = tp->snd_una;
+	for (skb = tcp_rtx_queue_head(ssk); skb && n < max;
+	     skb = skb_rb_next(skb)) {
+		u32 seq = TCP_SKB_CB(skb)->seq;
+		u32 end = seq + skb->len;	/* payload only, no SYN/FIN */
+		const struct mptcp_ext *ext;
+
+		if (!skb->len || !after(end, prot))
+			continue;
+		if (TCP_SKB_CB(skb)->tcp_flags & TCPHDR_SYN)
+			continue;
+		if (TCP_SKB_CB(skb)->sacked & TCPCB_SACKED_ACKED)
+			continue;
+		ext = mptcp_get_ext(skb);
+		if (!ext || !ext->use_map || ext->infinite_map || ext->fuso)
+			continue;
+
+		while (n < max &&
+		       mptcp_fuso_next_slice(tp->snd_una, tp->snd_nxt, &prot,
+					     seq, end,
+					     subflow->fuso_isn + ext->subflow_seq,
+					     ext->data_len - ext->data_fin,
+					     mss, &off, &len)) {
+			u64 dsn = ext->data_seq + off;
+
+			/* delivered at the data level already: nothing to do */
+			if (!after64(dsn + len, msk_una))
+				continue;
+			v[n].dsn = dsn;
+			v[n].len = len;
+			n++;
+		}
+	}
+	WRITE_ONCE(subflow->fuso_prot_seq, prot);
+out:
+	release_sock(ssk);
+	return n;
+}
+
+static struct mptcp_data_frag *mptcp_fuso_dfrag(struct sock *sk, u64 dsn)
+{
+	struct mptcp_data_frag *dfrag;
+
+	list_for_each_entry(dfrag, &mptcp_sk(sk)->rtx_queue, list) {
+		if (before64(dsn, dfrag->data_seq))
+			break;
+		if (before64(dsn, dfrag->data_seq + dfrag->data_len))
+			return dfrag;
+	}
+	return NULL;
+}
+
+/* Send copies of @v on @ssk.  Takes and releases the subflow lock.
+ * Return: the number of victims handled, sent or found already freed.
+ */
+static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
+			   struct sock *wssk, const struct mptcp_fuso_victim *v,
+			   int n, u32 cost_w, u32 cost_b)
+{
+	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
+	struct mptcp_sendmsg_info info = {
+		.data_lock_held = true,
+		.fuso = true,
+	};
+	struct mptcp_sock *msk = mptcp_sk(sk);
+	struct net *net = sock_net(sk);
+	int i;
+
+	lock_sock(ssk);
+
+	/* the transmit decision and a fallback exclude each other, as in
+	 * __mptcp_retrans()
+	 */
+	spin_lock_bh(&msk->fallback_lock);
+	if (__mptcp_check_fallback(msk) || !msk->allow_subflows) {
+		i = 0;
+		goto out;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct mptcp_data_frag *dfrag;
+		u16 copied = 0;
+		int ret;
+
+		/* the rtx queue is stable under the msk owner; a victim
+		 * acknowledged and freed meanwhile needs no copy
+		 */
+		dfrag = mptcp_fuso_dfrag(sk, v[i].dsn);
+		if (!dfrag)
+			continue;
+		if (!mptcp_fuso_best_ok(subflow, v[i].len, NULL))
+			break;
+
+		info.sent = v[i].dsn - dfrag->data_seq;
+		info.limit = min_t(u32, info.sent + v[i].len, dfrag->data_len);
+		while (info.sent < info.limit) {
+			ret = mptcp_sendmsg_frag(sk, ssk, dfrag, &info);
+			if (ret <= 0)
+				break;
+			info.sent += ret;
+			copied += ret;
+		}
+		if (!copied)
+			break;
+
+		msk->allow_infinite_fallback = false;
+		MPTCP_INC_STATS(net, MPTCP_MIB_FUSORECOVERY);
+		if (ssk == wssk)
+			MPTCP_INC_STATS(net, MPTCP_MIB_FUSORECOVERYSAMESUBFLOW);
+		trace_mptcp_fuso_recovery(sk, wssk, ssk, v[i].dsn, copied,
+					  cost_w, cost_b);
+
+		/* no Nagle, no autocork: the copy leaves now or not at all */
+		if (tcp_write_queue_tail(ssk))
+			tcp_mark_push(tcp_sk(ssk), tcp_write_queue_tail(ssk));
+		__tcp_push_pending_frames(ssk, info.mss_now, TCP_NAGLE_PUSH);
+		if (tcp_send_head(ssk)) {
+			/* held back by pacing, TSQ or the window: stop here,
+			 * with at most this one copy queued
+			 */
+			i++;
+			break;
+		}
+	}
+out:
+	spin_unlock_bh(&msk->fallback_lock);
+	release_sock(ssk);
+	return i;
+}
+
+/**
+ * mptcp_fuso_try_send_recoveries - run one FUSO round
+ * @sk: the MPTCP socket, owned by the caller
+ *
+ * Spend spare congestion window on copies of un-acknowledged data, worst
+ * subflow onto best subflow, while there is no new data; see the top of
+ * this file.
+ */
+void mptcp_fuso_try_send_recoveries(struct sock *sk)
+{
+	struct mptcp_sock *msk = mptcp_sk(sk);
+	int budget = MPTCP_FUSO_MAX_COPIES;
+	struct net *net = sock_net(sk);
+
+	msk_owned_by_me(msk);
+	if (!mptcp_fuso_may_run(msk))
+		return;
+
+	/* trim what was acknowledged, as __mptcp_retrans() does */
+	mptcp_clean_una_wakeup(sk);
+
+	while (budget > 0 && mptcp_fuso_may_run(msk)) {
+		struct mptcp_fuso_cand cand[MPTCP_FUSO_MAX_SUBFLOWS];
+		struct sock *ssks[MPTCP_FUSO_MAX_SUBFLOWS];
+		struct mptcp_fuso_victim v[MPTCP_FUSO_BATCH];
+		struct mptcp_subflow_context *subflow;
+		int n = 0, b, w, nv = 0, done;
+		bool unsent = false;
+		u32 quota = 0, mss;
+
+		mptcp_for_each_subflow(msk, subflow) {
+			struct mptcp_fuso_cand *c = &cand[n];
+
+			if (n == MPTCP_FUSO_MAX_SUBFLOWS)
+				break;
+			ssks[n] = mptcp_subflow_tcp_sock(subflow);
+			c->cost = mptcp_fuso_subflow_cost(msk, subflow);
+			c->srtt_us = READ_ONCE(tcp_sk(ssks[n])->srtt_us) >> 3;
+			c->worst_ok = mptcp_fuso_worst_ok(subflow);
+			c->best_ok = mptcp_fuso_best_ok(subflow, 0, NULL);
+			c->backup = subflow->backup || subflow->request_bkup;
+			/* racy: only decides whether to go quiet */
+			unsent |= !!data_race(tcp_send_head(ssks[n]));
+			n++;
+		}
+
+		b = mptcp_fuso_pick_best(cand, n, get_random_u32());
+		if (b < 0) {
+			MPTCP_INC_STATS(net, MPTCP_MIB_FUSONOBESTSUBFLOW);
+			break;
+		}
+		if (!mptcp_fuso_best_ok(mptcp_subflow_ctx(ssks[b]), 0, &quota))
+			break;
+		quota = min3(quota, (u32)budget, (u32)MPTCP_FUSO_BATCH);
+		mss = READ_ONCE(tcp_sk(ssks[b])->mss_cache);
+
+		/* the worst subflow with something left to protect */
+		while ((w = mptcp_fuso_pick_worst(cand, n)) >= 0) {
+			nv = mptcp_fuso_collect(msk, ssks[w], v, quota, mss);
+			if (nv)
+				break;
+			cand[w].worst_ok = 0;
+		}
+		if (!nv) {
+			/* Quiet until new data goes out; but data that a subflow
+			 * holds back (window, TSQ) is not on the wire yet: its
+			 * ACKs will call again.
+			 */
+			if (!unsent)
+				WRITE_ONCE(msk->fuso_idle_snd_nxt, msk->snd_nxt);
+			MPTCP_INC_STATS(net, MPTCP_MIB_FUSOALLPROTECTED);
+			break;
+		}
+
+		done = mptcp_fuso_xmit(sk, ssks[b], ssks[w], v, nv,
+				       cand[w].cost, cand[b].cost);
+		budget -= nv;
+		if (done < nv)
+			break;
+	}
+}
+
+/**
+ * mptcp_fuso_sendmsg_done - trigger T1, the end of mptcp_sendmsg()
+ * @sk: the MPTCP socket, owned by the caller
+ * @idle: sendmsg handed over everything and no more is announced
+ */
+void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
+{
+	struct mptcp_sock *msk = mptcp_sk(sk);
+
+	if (!(msk->fuso_mode & MPTCP_FUSO_TX))
+		return;
+	WRITE_ONCE(msk->fuso_app_idle, idle);
+	if (idle)
+		mptcp_fuso_try_send_recoveries(sk);
+}
+
+/**
+ * mptcp_fuso_ack_event - trigger T2, a subflow ACK reached the msk
+ * @sk: the MPTCP socket; its data lock is held
+ * @ssk: the subflow that received the ACK; its lock is held
+ *
+ * Runs for every DATA_ACK, so it must stay cheap: a few loads and compares
+ * unless the ACK changed the subflow's cwnd or in-flight count and a round
+ * could do something.  It cannot run the round (that needs other subflows'
+ * locks), so it defers it to mptcp_release_cb() or the msk worker.
+ */
+void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
+{
+	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
+	struct mptcp_sock *msk = mptcp_sk(sk);
+	struct tcp_sock *tp = tcp_sk(ssk);
+	u32 in_flight, cwnd;
+
+	if (!(msk->fuso_mode & MPTCP_FUSO_TX))
+		return;
+
+	/* exact here: the subflow is locked */
+	mptcp_fuso_sample_rtx(subflow, tp->data_segs_out, tp->total_retrans);
+
+	in_flight = tcp_packets_in_flight(tp);
+	cwnd = tcp_snd_cwnd(tp);
+	if (in_flight == subflow->fuso_inflight && cwnd == subflow->fuso_cwnd)
+		return;
+	subflow->fuso_inflight = in_flight;
+	subflow->fuso_cwnd = cwnd;
+
+	if (in_flight >= cwnd || !mptcp_fuso_may_run(msk) ||
+	    READ_ONCE(msk->snd_nxt) == READ_ONCE(msk->fuso_idle_snd_nxt))
+		return;
+
+	if (sock_owned_by_user(sk)) {
+		__set_bit(MPTCP_FUSO, &msk->cb_flags);
+	} else {
+		/* the worker may be due already */
+		if (test_and_set_bit(MPTCP_WORK_FUSO, &msk->flags))
+			return;
+		mptcp_schedule_work(sk);
+	}
+	MPTCP_INC_STATS(sock_net(sk), MPTCP_MIB_FUSODEFERRED);
 }

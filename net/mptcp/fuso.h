@@ -11,9 +11,11 @@
 
 #include <linux/bits.h>
 #include <linux/init.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 
 struct net;
+struct sock;
 
 /* net.mptcp.fuso bits */
 #define MPTCP_FUSO_TX		BIT(0)	/* sender: proactive recovery */
@@ -24,6 +26,28 @@ struct net;
 #define MPTCP_FUSO_WEIGHT_MAX		100
 #define MPTCP_FUSO_WEIGHT_DEFAULT	50
 
+/* The loss metric C_l is a Q16 fixed-point number: MPTCP_FUSO_ONE is a
+ * loss rate of 1.  C_l <= 2 * MPTCP_FUSO_ONE for any counters and weights;
+ * a subflow that never sent data has MPTCP_FUSO_INF.
+ */
+#define MPTCP_FUSO_SHIFT	16
+#define MPTCP_FUSO_ONE		BIT(MPTCP_FUSO_SHIFT)
+#define MPTCP_FUSO_INF		U32_MAX
+
+/* Bounds on the work of one round */
+#define MPTCP_FUSO_MAX_COPIES	64	/* copies per round */
+#define MPTCP_FUSO_BATCH	8	/* copies per (worst, best) lock pair */
+#define MPTCP_FUSO_MAX_SUBFLOWS	16	/* subflows considered by a round */
+
+/* What a round knows about one subflow when it chooses worst and best. */
+struct mptcp_fuso_cand {
+	u32	cost;		/* C_l, Q16 */
+	u32	srtt_us;
+	u8	worst_ok:1,	/* has sent data that may still need a copy */
+		best_ok:1,	/* can take a copy now */
+		backup:1;	/* backup subflow: best only if no other can */
+};
+
 #ifdef CONFIG_MPTCP_FUSO
 
 int __init mptcp_fuso_init(void);
@@ -31,7 +55,21 @@ u8 mptcp_fuso_mode(const struct net *net);
 u8 mptcp_fuso_alpha(const struct net *net);
 u8 mptcp_fuso_beta(const struct net *net);
 
+void mptcp_fuso_init_sock(struct sock *sk);
+void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle);
+void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk);
+void mptcp_fuso_try_send_recoveries(struct sock *sk);
+
+
 #if IS_ENABLED(CONFIG_KUNIT)
+/* The pure parts of the sender, for the KUnit tests; static without KUnit */
+u32 mptcp_fuso_cost(u32 segs, u32 rtx, u32 segs_at_rtx, u8 alpha, u8 beta);
+int mptcp_fuso_pick_worst(const struct mptcp_fuso_cand *c, int n);
+int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c, int n, u32 rnd);
+bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt, u32 *prot_seq,
+			   u32 seq, u32 end, u32 map_seq, u32 map_len,
+			   u32 mss, u32 *off, u32 *len);
+
 struct ctl_table;
 /* The per-netns sysctl template, for the KUnit tests. */
 extern const struct ctl_table mptcp_fuso_sysctl_template[];
@@ -44,6 +82,11 @@ static inline int mptcp_fuso_init(void)
 {
 	return 0;
 }
+
+static inline void mptcp_fuso_init_sock(struct sock *sk) {}
+static inline void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle) {}
+static inline void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk) {}
+static inline void mptcp_fuso_try_send_recoveries(struct sock *sk) {}
 
 #endif /* CONFIG_MPTCP_FUSO */
 

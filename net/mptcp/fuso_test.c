@@ -3,6 +3,7 @@
 
 #include <kunit/test.h>
 #include <linux/string.h>
+#include <linux/limits.h>
 #include <linux/sysctl.h>
 
 #include "fuso.h"
@@ -91,7 +92,272 @@ static void mptcp_fuso_test_sysctl_table(struct kunit *test)
 }
 #endif /* CONFIG_SYSCTL */
 
+/* ---- C_l */
+
+#define ONE	MPTCP_FUSO_ONE
+
+static void mptcp_fuso_test_cost_basics(struct kunit *test)
+{
+	/* never sent: infinite, whatever the weights */
+	KUNIT_EXPECT_EQ(test, MPTCP_FUSO_INF, mptcp_fuso_cost(0, 0, 0, 50, 50));
+	KUNIT_EXPECT_EQ(test, MPTCP_FUSO_INF, mptcp_fuso_cost(0, 5, 0, 0, 0));
+	/* never retransmitted: zero */
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_cost(1, 0, 0, 50, 50));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_cost(1000000, 0, 0, 100, 100));
+
+	/* 1 of 100 lost, the last one just now: 0.5 * 1/100 + 0.5 * 1/1 */
+	KUNIT_EXPECT_EQ(test, (ONE / 100 + ONE) / 2,
+			mptcp_fuso_cost(100, 1, 99, 50, 50));
+	/* 10 of 1000, the last 10 segments ago: 0.5 * 1/100 + 0.5 * 1/10 */
+	KUNIT_EXPECT_EQ(test, (ONE / 100 + ONE / 10) / 2,
+			mptcp_fuso_cost(1000, 10, 990, 50, 50));
+	/* a loss long ago scores below a recent one at the same rate */
+	KUNIT_EXPECT_LT(test, mptcp_fuso_cost(1000, 10, 100, 50, 50),
+			mptcp_fuso_cost(1000, 10, 990, 50, 50));
+	/* Q16: a rate of 1/65536 is the smallest that counts */
+	KUNIT_EXPECT_EQ(test, 1U, mptcp_fuso_cost(65536, 1, 0, 100, 0));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_cost(65537, 1, 0, 100, 0));
+}
+
+static void mptcp_fuso_test_cost_weights(struct kunit *test)
+{
+	/* alpha only: the overall rate */
+	KUNIT_EXPECT_EQ(test, ONE / 4, mptcp_fuso_cost(100, 25, 10, 100, 0));
+	/* beta only: the last rate */
+	KUNIT_EXPECT_EQ(test, ONE / 10, mptcp_fuso_cost(100, 25, 90, 0, 100));
+	/* both zero: every subflow ties, RTT decides */
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_cost(100, 25, 90, 0, 0));
+	/* both at 100: the sum, at most 2 */
+	KUNIT_EXPECT_EQ(test, 2 * ONE, mptcp_fuso_cost(7, 7, 6, 100, 100));
+	/* weights above 100 are clamped, never overflow */
+	KUNIT_EXPECT_EQ(test, 2 * ONE, mptcp_fuso_cost(7, 7, 6, 255, 255));
+}
+
+static void mptcp_fuso_test_cost_large(struct kunit *test)
+{
+	/* counters near the top of u32 */
+	KUNIT_EXPECT_EQ(test, 2 * ONE,
+			mptcp_fuso_cost(U32_MAX, U32_MAX, U32_MAX - 1, 100, 100));
+	KUNIT_EXPECT_EQ(test, ONE / 2,
+			mptcp_fuso_cost(U32_MAX - 1, U32_MAX / 2, 0, 100, 0));
+	/* more retransmissions than sends (wrapped counters): capped at 1 */
+	KUNIT_EXPECT_EQ(test, ONE, mptcp_fuso_cost(10, U32_MAX, 0, 100, 0));
+	/* segs wrapped past the sample: the distance still counts */
+	KUNIT_EXPECT_EQ(test, ONE / 11,
+			mptcp_fuso_cost(5, 1, U32_MAX - 5, 0, 100));
+	/* a stale sample equal to segs counts as one segment */
+	KUNIT_EXPECT_EQ(test, ONE, mptcp_fuso_cost(50, 1, 50, 0, 100));
+}
+
+/* ---- worst and best */
+
+#define CAND(c, rtt, w, b) { .cost = (c), .srtt_us = (rtt), \
+			     .worst_ok = (w), .best_ok = (b) }
+
+static void mptcp_fuso_test_pick_cost(struct kunit *test)
+{
+	const struct mptcp_fuso_cand c[] = {
+		CAND(100, 500, 1, 1),
+		CAND(900, 100, 1, 1),	/* lossiest */
+		CAND(0, 900, 1, 1),	/* clean */
+	};
+
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 3));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0));
+}
+
+static void mptcp_fuso_test_pick_rtt_ties(struct kunit *test)
+{
+	/* equal C_l: the largest RTT is worst, the smallest best */
+	const struct mptcp_fuso_cand c[] = {
+		CAND(0, 300, 1, 1),
+		CAND(0, 900, 1, 1),
+		CAND(0, 100, 1, 1),
+		CAND(0, 900, 1, 1),
+	};
+
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 4));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 4, 0));
+
+	/* a single subflow is both */
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_worst(c, 1));
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 1, 0));
+}
+
+static void mptcp_fuso_test_pick_eligible(struct kunit *test)
+{
+	struct mptcp_fuso_cand c[] = {
+		CAND(900, 100, 0, 1),	/* nothing to protect */
+		CAND(100, 100, 1, 0),	/* no spare cwnd */
+		CAND(500, 100, 1, 1),
+	};
+
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_worst(c, 3));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0));
+	c[0].best_ok = 0;
+	c[2].best_ok = 0;
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 3, 0));
+	c[1].worst_ok = 0;
+	c[2].worst_ok = 0;
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_worst(c, 3));
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_worst(c, 0));
+}
+
+static void mptcp_fuso_test_pick_never_sent(struct kunit *test)
+{
+	struct mptcp_fuso_cand c[] = {
+		CAND(MPTCP_FUSO_INF, 10, 0, 1),
+		CAND(2 * ONE, 900, 1, 1),	/* lossy, but it sent */
+		CAND(MPTCP_FUSO_INF, 10, 0, 1),
+	};
+	bool seen[3] = {};
+	u32 r;
+
+	/* never sent is the last choice, even against a lossy subflow */
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0));
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 1));
+
+	/* if all are never sent, the random number picks, among the
+	 * eligible ones only
+	 */
+	c[1].cost = MPTCP_FUSO_INF;
+	c[1].best_ok = 0;
+	for (r = 0; r < 8; r++) {
+		int b = mptcp_fuso_pick_best(c, 3, r);
+
+		KUNIT_ASSERT_TRUE(test, b == 0 || b == 2);
+		seen[b] = true;
+	}
+	KUNIT_EXPECT_TRUE(test, seen[0] && seen[2]);
+}
+
+static void mptcp_fuso_test_pick_backup(struct kunit *test)
+{
+	struct mptcp_fuso_cand c[] = {
+		CAND(0, 100, 1, 1),
+		CAND(ONE, 900, 1, 1),
+	};
+
+	/* a backup is best only when no other subflow can take a copy */
+	c[0].backup = 1;
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 2, 0));
+	c[1].best_ok = 0;
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 2, 0));
+	/* backups are fine victims */
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 2));
+}
+
+/* ---- the protection watermark */
+
+static void mptcp_fuso_test_slice_once(struct kunit *test)
+{
+	/* one skb [1000, 5000) in a mapping starting at 1000 */
+	u32 prot = 0, off, len;
+
+	/* MSS slices in ascending order, each exactly once */
+	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 1000,
+						      5000, 1000, 4000, 1500,
+						      &off, &len));
+	KUNIT_EXPECT_EQ(test, 0U, off);
+	KUNIT_EXPECT_EQ(test, 1500U, len);
+	KUNIT_EXPECT_EQ(test, 2500U, prot);
+	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 1000,
+						      5000, 1000, 4000, 1500,
+						      &off, &len));
+	KUNIT_EXPECT_EQ(test, 1500U, off);
+	KUNIT_EXPECT_EQ(test, 1500U, len);
+	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 1000,
+						      5000, 1000, 4000, 1500,
+						      &off, &len));
+	KUNIT_EXPECT_EQ(test, 3000U, off);
+	KUNIT_EXPECT_EQ(test, 1000U, len);
+	KUNIT_EXPECT_EQ(test, 5000U, prot);
+	/* all protected: nothing more, however often asked */
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 1000,
+						       5000, 1000, 4000, 1500,
+						       &off, &len));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 3000,
+						       5000, 1000, 4000, 1500,
+						       &off, &len));
+	KUNIT_EXPECT_EQ(test, 5000U, prot);
+}
+
+static void mptcp_fuso_test_slice_bounds(struct kunit *test)
+{
+	u32 prot, off, len;
+
+	/* acknowledged bytes are never protected */
+	prot = 1000;
+	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1200, 5000, &prot, 1000,
+						      2000, 1000, 1000, 1500,
+						      &off, &len));
+	KUNIT_EXPECT_EQ(test, 200U, off);
+	KUNIT_EXPECT_EQ(test, 800U, len);
+
+	/* a fragment in the middle of its mapping: offset from the map */
+	prot = 0;
+	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(3000, 9000, &prot, 3000,
+						      4000, 1000, 8000, 1500,
+						      &off, &len));
+	KUNIT_EXPECT_EQ(test, 2000U, off);
+	KUNIT_EXPECT_EQ(test, 1000U, len);
+
+	/* the slice never runs past the mapping (DATA_FIN, short map) */
+	prot = 0;
+	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1000, 2000, &prot, 1000,
+						      2000, 1000, 600, 1500,
+						      &off, &len));
+	KUNIT_EXPECT_EQ(test, 600U, len);
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 2000, &prot, 1000,
+						       2000, 1000, 600, 1500,
+						       &off, &len));
+
+	/* an skb outside its mapping is refused */
+	prot = 0;
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 2000, &prot, 1000,
+						       2000, 1500, 100, 1500,
+						       &off, &len));
+	/* mss 0 is refused */
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 2000, &prot, 1000,
+						       2000, 1000, 1000, 0,
+						       &off, &len));
+}
+
+static void mptcp_fuso_test_slice_wrap(struct kunit *test)
+{
+	u32 base = U32_MAX - 999;	/* the skb straddles 2^32 */
+	u32 prot, off, len;
+
+	/* a watermark far outside [una, nxt] is stale: restart at una */
+	prot = base + 0x80000000U;
+	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(base, base + 3000, &prot,
+						      base, base + 3000, base,
+						      3000, 1500, &off, &len));
+	KUNIT_EXPECT_EQ(test, 0U, off);
+	KUNIT_EXPECT_EQ(test, base + 1500, prot);
+	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(base, base + 3000, &prot,
+						      base, base + 3000, base,
+						      3000, 1500, &off, &len));
+	KUNIT_EXPECT_EQ(test, 1500U, off);
+	KUNIT_EXPECT_EQ(test, 2000U, prot);	/* wrapped */
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(base, base + 3000,
+						       &prot, base, base + 3000,
+						       base, 3000, 1500, &off,
+						       &len));
+}
+
 static struct kunit_case mptcp_fuso_cases[] = {
+	KUNIT_CASE(mptcp_fuso_test_cost_basics),
+	KUNIT_CASE(mptcp_fuso_test_cost_weights),
+	KUNIT_CASE(mptcp_fuso_test_cost_large),
+	KUNIT_CASE(mptcp_fuso_test_pick_cost),
+	KUNIT_CASE(mptcp_fuso_test_pick_rtt_ties),
+	KUNIT_CASE(mptcp_fuso_test_pick_eligible),
+	KUNIT_CASE(mptcp_fuso_test_pick_never_sent),
+	KUNIT_CASE(mptcp_fuso_test_pick_backup),
+	KUNIT_CASE(mptcp_fuso_test_slice_once),
+	KUNIT_CASE(mptcp_fuso_test_slice_bounds),
+	KUNIT_CASE(mptcp_fuso_test_slice_wrap),
 #ifdef CONFIG_SYSCTL
 	KUNIT_CASE(mptcp_fuso_test_sysctl_mode),
 	KUNIT_CASE(mptcp_fuso_test_sysctl_weights),

@@ -3,9 +3,15 @@
 #
 # FUSO: proactive multi-path loss recovery for MPTCP.
 #
-# Checks the FUSO control plane (sysctls, counters) and that MPTCP
-# transfers over two paths, one of them lossy, arrive intact with FUSO off
-# and on, without FUSO counters moving while it is off.
+# Checks the FUSO control plane (sysctls, counters) and the FUSO sender:
+# - bulk transfers and short request/response exchanges (on one persistent
+#   connection, and one connection each) over two paths, one of them lossy,
+#   arrive intact with FUSO off and on; with it on, FUSO sends recovery
+#   copies (FusoRecovery moves); with it off, no FUSO counter moves;
+# - a deterministic tail loss: the last segment of a response is dropped
+#   once.  With FUSO the response completes before any timer fires on the
+#   server (no TCP timeout, no tail loss probe); without FUSO it has to wait
+#   for one.
 #
 #   ns1 (client)  ns1eth1 ------ path 1 ------ ns2eth1  ns2 (server)
 #                 10.0.1.1                     10.0.1.2
@@ -16,12 +22,18 @@
 # The client opens the connection on path 1 and a second subflow on path 2
 # (one MPTCP subflow per path), for IPv4 and IPv6.
 #
+# Needs python3 (fuso_rr.py) and iptables/ip6tables with the length and
+# statistic matches.
+#
 # Environment: FUSO_TEST_LOSS (netem loss on path 2, default 2%),
 # FUSO_TEST_SIZE (KiB sent each way per transfer, default 512),
 # FUSO_TEST_VERBOSE=1 (show the FUSO sysctls and counters after each
 # transfer).
 
 . "$(dirname "${0}")/mptcp_lib.sh"
+
+# this test sets net.mptcp.fuso itself
+unset SELFTESTS_MPTCP_LIB_FUSO
 
 ns1=""
 ns2=""
@@ -46,7 +58,11 @@ cleanup()
 }
 
 mptcp_lib_check_mptcp
-mptcp_lib_check_tools ip tc
+mptcp_lib_check_tools ip tc iptables ip6tables
+if ! python3 -c 'import socket' 2>/dev/null; then
+	mptcp_lib_pr_skip "python3 not available"
+	exit "${KSFT_SKIP}"
+fi
 
 if [ ! -f /proc/sys/net/mptcp/fuso ]; then
 	mptcp_lib_pr_skip "FUSO not supported (CONFIG_MPTCP_FUSO)"
@@ -292,9 +308,10 @@ do_transfer()
 	local name="fuso=${mode} IPv${family} transfer over 2 paths, ${loss} loss on one"
 	local min=$((size_kb * 1024 / 10))
 	local attempt rc=0
-	local joined tx1 tx2
+	local joined tx1 tx2 recov
 
 	mptcp_lib_print_title "${name}"
+	recov=$(fuso_recoveries)
 
 	# The loss also hits the join handshake: if the second subflow came
 	# too late to carry data, try again (data is checked every time).
@@ -316,6 +333,7 @@ do_transfer()
 				"path 1 ${tx1} B, path 2 ${tx2} B; again"
 		fi
 	done
+	check_recoveries "${mode}" "${recov}" || rc=1
 	result "${name}" ${rc}
 	if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
 		show_state
@@ -333,6 +351,279 @@ show_state()
 			'MPTcpExtFuso*' |
 			awk 'NR > 1 { printf "        %-32s %s\n", $1, $2 }'
 	done
+}
+
+# Recovery copies sent so far, both namespaces.
+fuso_recoveries()
+{
+	echo $(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRecovery) +
+		$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecovery)))
+}
+
+# $1: mode; $2: fuso_recoveries before.  With the sender on, copies must
+# have been sent under loss.
+check_recoveries()
+{
+	local sent=$(($(fuso_recoveries) - ${2}))
+
+	if [ $((${1} & 1)) = 1 ] && [ "${sent}" -lt 1 ]; then
+		mptcp_lib_pr_fail "fuso=${1} but no recovery copy was sent"
+		return 1
+	fi
+	[ "${FUSO_TEST_VERBOSE:-0}" = 1 ] && mptcp_lib_pr_info "${sent} recovery copies"
+	return 0
+}
+
+# $1: family.  Sets addr_opt and caddr for fuso_rr.py.
+rr_addr()
+{
+	if [ "${1}" = 6 ]; then
+		addr_opt=-6 caddr=dead:beef:1::2
+	else
+		addr_opt="" caddr=10.0.1.2
+	fi
+}
+
+# $1: port.  Starts the fuso_rr.py server in ns2; sets spid.
+rr_server_start()
+{
+	ip netns exec "${ns2}" python3 ./fuso_rr.py server ${addr_opt} \
+		-p "${1}" &
+	spid=$!
+	mptcp_lib_wait_local_port_listen "${ns2}" "${1}"
+}
+
+rr_server_stop()
+{
+	kill "${spid}" 2>/dev/null
+	wait "${spid}" 2>/dev/null
+}
+
+# Short request/response exchanges, as in the paper's workloads.
+# $1: mode; $2: family; $3: "persistent" or "new" connections
+test_rr()
+{
+	local mode=${1}
+	local family=${2}
+	local kind=${3}
+	local name="fuso=${mode} IPv${family} request/response, ${kind} connection"
+	local n=60 conn_opt="" rc=0
+	local addr_opt caddr spid recov
+
+	[ "${kind}" = new ] && n=20 conn_opt=--new-conn && name+="s"
+	mptcp_lib_print_title "${name}"
+	rr_addr "${family}"
+	port=$((port + 1))
+	recov=$(fuso_recoveries)
+	rr_server_start "${port}"
+	if ! timeout ${timeout_test} ip netns exec "${ns1}" \
+		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+		-a "${caddr}" -n ${n} -s 1000,8000,30000 ${conn_opt}; then
+		mptcp_lib_pr_fail "a response was lost or corrupted"
+		rc=1
+	fi
+	rr_server_stop
+	check_recoveries "${mode}" "${recov}" || rc=1
+	result "${name}" ${rc}
+}
+
+# $1: netem loss for path 2, or "" for none
+path2_loss()
+{
+	local l=""
+
+	[ -n "${1}" ] && l="loss ${1}"
+	# shellcheck disable=SC2086 # $l is two words or none
+	tc -n "${ns1}" qdisc change dev ns1eth2 root netem delay 1ms ${l}
+	# shellcheck disable=SC2086
+	tc -n "${ns2}" qdisc change dev ns2eth2 root netem delay 1ms ${l}
+}
+
+# $1: family; $2: "-A" or "-D"; $3: port.  The client drops the first
+# arriving packet of the size of the tail response, once: a loss in the
+# network.  (A drop in the server's OUTPUT chain would be a local send
+# error, which TCP sees and retries.)
+tail_drop_rule()
+{
+	local ipt=iptables
+
+	[ "${1}" = 6 ] && ipt=ip6tables
+	ip netns exec "${ns1}" "${ipt}" "${2}" INPUT -p tcp --sport "${3}" \
+		-m length --length 1240:1400 \
+		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+}
+
+# $1: family; $2: port.  Packets the rule dropped.
+tail_drop_count()
+{
+	local ipt=iptables
+
+	[ "${1}" = 6 ] && ipt=ip6tables
+	ip netns exec "${ns1}" "${ipt}" -L INPUT -v -x -n |
+		awk -v p="spt:${2}" '$0 ~ p && /DROP/ { print $1 }'
+}
+
+# Deterministic tail loss.  One connection, no random loss: a warm-up
+# exchange (small enough not to fill the client's receive window), then a
+# request whose one-segment response is dropped once on its way out.
+# $1: mode; $2: family
+test_tail_loss()
+{
+	local mode=${1}
+	local family=${2}
+	local name="fuso=${mode} IPv${family} tail segment lost once"
+	local out="${tmpdir}/tail.out" go="${tmpdir}/go"
+	local addr_opt caddr spid cpid joined_before i rc=0
+	local dropped timeouts probes mrtx recov
+
+	if [ $((mode & 1)) = 1 ]; then
+		name+=": no timer needed"
+	else
+		name+=": waits for a timer"
+	fi
+	mptcp_lib_print_title "${name}"
+	rr_addr "${family}"
+	port=$((port + 1))
+	rm -f "${go}"
+	path2_loss ""
+	joined_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
+	rr_server_start "${port}"
+	timeout ${timeout_test} ip netns exec "${ns1}" \
+		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+		-a "${caddr}" -n 2 -s 8000,1200 --wait-file "${go}" \
+		--snap-pid "${spid}" > "${out}" &
+	cpid=$!
+
+	# after the warm-up, with the second subflow up: arm the drop
+	for i in $(seq 100); do
+		if grep -q '^ready' "${out}" &&
+		   [ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
+		     -gt "${joined_before}" ]; then
+			break
+		fi
+		sleep 0.1
+	done
+	if [ "${i}" = 100 ]; then
+		mptcp_lib_pr_fail "warm-up did not finish with 2 subflows"
+		rc=1
+	fi
+	tail_drop_rule "${family}" -A "${port}"
+	touch "${go}"
+
+	if ! wait ${cpid}; then
+		mptcp_lib_pr_fail "the tail response was lost or corrupted"
+		rc=1
+	fi
+	rr_server_stop
+	dropped=$(tail_drop_count "${family}" "${port}")
+	tail_drop_rule "${family}" -D "${port}"
+	path2_loss "${loss}"
+
+	timeouts=$(awk '$2 == "TcpExtTCPTimeouts" { print $3 }' "${out}")
+	probes=$(awk '$2 == "TcpExtTCPLossProbes" { print $3 }' "${out}")
+	mrtx=$(awk '$2 == "MPTcpExtMPTCPRetrans" { print $3 }' "${out}")
+	recov=$(awk '$2 == "MPTcpExtFusoRecovery" { print $3 }' "${out}")
+	if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
+		mptcp_lib_pr_info "dropped ${dropped}; server counters that" \
+			"moved during the exchange:"
+		awk '$1 == "delta" && $3 != 0 && $2 ~ /^(MPTcpExt|TcpExt|TcpRetrans)/ {
+			printf "        %-32s %s\n", $2, $3 }
+		     $1 == "elapsed_ms" { printf "        %-32s %s\n", "exchange time (ms)", $2 }' \
+			"${out}"
+	fi
+	if [ "${dropped}" != 1 ]; then
+		# without the drop this test proves nothing
+		mptcp_lib_pr_fail "the rule dropped '${dropped}' packets, not 1"
+		rc=1
+	elif [ -z "${timeouts}" ] || [ -z "${probes}" ] || [ -z "${mrtx}" ] ||
+	     [ -z "${recov}" ]; then
+		mptcp_lib_pr_fail "no counter snapshot from the client"
+		rc=1
+	elif [ $((mode & 1)) = 1 ]; then
+		# timers: TCP RTO, tail loss probe, MPTCP-level RTO
+		if [ "${recov}" -lt 1 ] ||
+		   [ $((timeouts + probes + mrtx)) != 0 ]; then
+			mptcp_lib_pr_fail "FusoRecovery ${recov}, TCPTimeouts" \
+				"${timeouts}, TCPLossProbes ${probes}," \
+				"MPTCPRetrans ${mrtx}: expected >= 1, 0, 0, 0"
+			rc=1
+		fi
+	elif [ "${recov}" != 0 ] || [ $((timeouts + probes + mrtx)) -lt 1 ]; then
+		mptcp_lib_pr_fail "FusoRecovery ${recov}, TCPTimeouts" \
+			"${timeouts}, TCPLossProbes ${probes}, MPTCPRetrans" \
+			"${mrtx}: expected 0 and one of the timers"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
+# The tracing directory, mounted if needed; empty if the kernel has none.
+tracefs()
+{
+	local d=/sys/kernel/tracing
+
+	if [ ! -d "${d}/events" ]; then
+		mount -t tracefs nodev "${d}" 2>/dev/null ||
+			mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+		[ -d "${d}/events" ] || d=/sys/kernel/debug/tracing
+	fi
+	[ -d "${d}/events/mptcp/mptcp_fuso_recovery" ] && echo "${d}"
+}
+
+# One mptcp:mptcp_fuso_recovery event per copy, with sane fields.
+test_tracepoint()
+{
+	local name="tracepoint mptcp_fuso_recovery: one event per copy"
+	local t ev before after after2 events bad rc=0
+	local addr_opt caddr spid
+
+	mptcp_lib_print_title "${name}"
+	t=$(tracefs)
+	if [ -z "${t}" ]; then
+		mptcp_lib_pr_fail "no tracefs or no mptcp_fuso_recovery event"
+		result "${name}" 1
+		return
+	fi
+	ev="${t}/events/mptcp/mptcp_fuso_recovery/enable"
+	echo 0 > "${t}/tracing_on"
+	echo > "${t}/trace"
+	echo 1 > "${ev}"
+	before=$(fuso_recoveries)
+	echo 1 > "${t}/tracing_on"
+
+	rr_addr 4
+	port=$((port + 1))
+	rr_server_start "${port}"
+	timeout ${timeout_test} ip netns exec "${ns1}" python3 ./fuso_rr.py \
+		client -p "${port}" -a "${caddr}" -n 10 -s 1000,8000 || rc=1
+	rr_server_stop
+	sleep 1
+
+	# counters that no longer move, then stop tracing
+	after=$(fuso_recoveries)
+	echo 0 > "${t}/tracing_on"
+	after2=$(fuso_recoveries)
+	echo 0 > "${ev}"
+	events=$(grep -c 'mptcp_fuso_recovery:' "${t}/trace")
+	local fields=' worst=.* best=.* dsn=[0-9]* len=[1-9][0-9]*'
+	fields+=' cost_worst=[0-9]* cost_best=[0-9]*$'
+	bad=$(grep 'mptcp_fuso_recovery:' "${t}/trace" | grep -vc "${fields}")
+	if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
+		grep -m 3 'mptcp_fuso_recovery:' "${t}/trace"
+	fi
+	if [ ${rc} != 0 ]; then
+		mptcp_lib_pr_fail "a response was lost or corrupted"
+	elif [ "${after}" != "${after2}" ]; then
+		mptcp_lib_pr_fail "copies still being sent after the traffic ended"
+		rc=1
+	elif [ $((after - before)) -lt 1 ] ||
+	     [ "${events}" != $((after - before)) ] || [ "${bad}" != 0 ]; then
+		mptcp_lib_pr_fail "${events} events (${bad} malformed) for" \
+			"$((after - before)) copies"
+		rc=1
+	fi
+	echo > "${t}/trace"
+	result "${name}" ${rc}
 }
 
 # $1: mode
@@ -373,11 +664,22 @@ test_counters_exist
 set_mode 0
 do_transfer 0 4
 do_transfer 0 6
+test_rr 0 4 persistent
+test_rr 0 6 new
+test_tail_loss 0 4
+test_tail_loss 0 6
 test_counters_off
 
-set_mode 3
-do_transfer 3 4
-do_transfer 3 6
+set_mode 1
+do_transfer 1 4
+do_transfer 1 6
+test_rr 1 4 persistent
+test_rr 1 6 persistent
+test_rr 1 4 new
+test_rr 1 6 new
+test_tail_loss 1 4
+test_tail_loss 1 6
+test_tracepoint
 
 mptcp_lib_result_print_all_tap
 exit ${ret}
