@@ -93,6 +93,13 @@ cmd_verify() { # DIR
 		i=$((i + 1))
 		git_q -C "$tree" checkout -q --detach "$c"
 		log "[$i/$n] $(git -C "$tree" log -1 --format=%s "$c")"
+		if [ ! -f "$tree/net/mptcp/Kconfig.fuso" ]; then
+			# a preparatory patch, before CONFIG_MPTCP_FUSO exists
+			log "[$i/$n] no CONFIG_MPTCP_FUSO yet: building without it"
+			"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso ||
+				die "commit $i/$n of the series does not build"
+			continue
+		fi
 		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" ||
 			die "commit $i/$n of the series does not build"
 	done

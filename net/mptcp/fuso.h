@@ -60,7 +60,6 @@ void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle);
 void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk);
 void mptcp_fuso_try_send_recoveries(struct sock *sk);
 
-
 #if IS_ENABLED(CONFIG_KUNIT)
 /* The pure parts of the sender, for the KUnit tests; static without KUnit */
 u32 mptcp_fuso_cost(u32 segs, u32 rtx, u32 segs_at_rtx, u8 alpha, u8 beta);

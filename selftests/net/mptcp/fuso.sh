@@ -9,9 +9,9 @@
 #   arrive intact with FUSO off and on; with it on, FUSO sends recovery
 #   copies (FusoRecovery moves); with it off, no FUSO counter moves;
 # - a deterministic tail loss: the last segment of a response is dropped
-#   once.  With FUSO the response completes before any timer fires on the
-#   server (no TCP timeout, no tail loss probe); without FUSO it has to wait
-#   for one.
+#   once.  With FUSO the response completes without a retransmission
+#   timeout on the server (TCP or MPTCP level); without FUSO it has to wait
+#   for a timer (timeout or tail loss probe).
 #
 #   ns1 (client)  ns1eth1 ------ path 1 ------ ns2eth1  ns2 (server)
 #                 10.0.1.1                     10.0.1.2
@@ -477,7 +477,7 @@ test_tail_loss()
 	local dropped timeouts probes mrtx recov
 
 	if [ $((mode & 1)) = 1 ]; then
-		name+=": no timer needed"
+		name+=": no timeout"
 	else
 		name+=": waits for a timer"
 	fi
@@ -540,12 +540,14 @@ test_tail_loss()
 		mptcp_lib_pr_fail "no counter snapshot from the client"
 		rc=1
 	elif [ $((mode & 1)) = 1 ]; then
-		# timers: TCP RTO, tail loss probe, MPTCP-level RTO
-		if [ "${recov}" -lt 1 ] ||
-		   [ $((timeouts + probes + mrtx)) != 0 ]; then
+		# No retransmission timeout, at the TCP or the MPTCP level.  A
+		# tail loss probe may fire: with the copy behind the original,
+		# two segments are out and the probe is due 2 RTT + 2 jiffies
+		# later, racing with RACK (1 segment out: 2 RTT + 200 ms).
+		if [ "${recov}" -lt 1 ] || [ $((timeouts + mrtx)) != 0 ]; then
 			mptcp_lib_pr_fail "FusoRecovery ${recov}, TCPTimeouts" \
-				"${timeouts}, TCPLossProbes ${probes}," \
-				"MPTCPRetrans ${mrtx}: expected >= 1, 0, 0, 0"
+				"${timeouts}, MPTCPRetrans ${mrtx}: expected" \
+				">= 1, 0, 0"
 			rc=1
 		fi
 	elif [ "${recov}" != 0 ] || [ $((timeouts + probes + mrtx)) -lt 1 ]; then
