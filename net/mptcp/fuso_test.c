@@ -249,101 +249,67 @@ static void mptcp_fuso_test_pick_backup(struct kunit *test)
 
 /* ---- the protection watermark */
 
-static void mptcp_fuso_test_slice_once(struct kunit *test)
-{
-	/* one skb [1000, 5000) in a mapping starting at 1000 */
-	u32 prot = 0, off, len;
+#define WRAP	(U32_MAX - 999)	/* an skb that straddles 2^32 */
 
-	/* MSS slices in ascending order, each exactly once */
-	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 1000,
-						      5000, 1000, 4000, 1500,
-						      &off, &len));
-	KUNIT_EXPECT_EQ(test, 0U, off);
-	KUNIT_EXPECT_EQ(test, 1500U, len);
-	KUNIT_EXPECT_EQ(test, 2500U, prot);
-	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 1000,
-						      5000, 1000, 4000, 1500,
-						      &off, &len));
-	KUNIT_EXPECT_EQ(test, 1500U, off);
-	KUNIT_EXPECT_EQ(test, 1500U, len);
-	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 1000,
-						      5000, 1000, 4000, 1500,
-						      &off, &len));
-	KUNIT_EXPECT_EQ(test, 3000U, off);
-	KUNIT_EXPECT_EQ(test, 1000U, len);
-	KUNIT_EXPECT_EQ(test, 5000U, prot);
-	/* all protected: nothing more, however often asked */
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 1000,
-						       5000, 1000, 4000, 1500,
-						       &off, &len));
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 5000, &prot, 3000,
-						       5000, 1000, 4000, 1500,
-						       &off, &len));
-	KUNIT_EXPECT_EQ(test, 5000U, prot);
+/* One sent skb [seq, end) of a subflow, in a mapping [map, map + map_len),
+ * and the slices that must come out of it, in order, each exactly once.
+ */
+struct fuso_slice_case {
+	const char *what;
+	u32 una, nxt, prot, seq, end, map, map_len, mss;
+	u32 slices[3][2];	/* (offset in the mapping, length); 0 length ends */
+	u32 prot_after;		/* the watermark once all are taken */
+};
+
+static const struct fuso_slice_case fuso_slice_cases[] = {
+	{ "MSS slices in order", 1000, 5000, 0, 1000, 5000, 1000, 4000, 1500,
+	  { { 0, 1500 }, { 1500, 1500 }, { 3000, 1000 } }, 5000 },
+	{ "acknowledged bytes are never protected",
+	  1200, 5000, 1000, 1000, 2000, 1000, 1000, 1500, { { 200, 800 } }, 2000 },
+	{ "a fragment in the middle of its mapping",
+	  3000, 9000, 0, 3000, 4000, 1000, 8000, 1500, { { 2000, 1000 } }, 4000 },
+	{ "never past the mapping (DATA_FIN, short map)",
+	  1000, 2000, 0, 1000, 2000, 1000, 600, 1500, { { 0, 600 } }, 1600 },
+	{ "an skb outside its mapping is refused",
+	  1000, 2000, 0, 1000, 2000, 1500, 100, 1500, { }, 0 },
+	{ "mss 0 is refused", 1000, 2000, 0, 1000, 2000, 1000, 1000, 0, { }, 0 },
+	{ "a stale watermark restarts at una; sequence wrap",
+	  WRAP, WRAP + 3000, WRAP + 0x80000000U, WRAP, WRAP + 3000, WRAP, 3000,
+	  1500, { { 0, 1500 }, { 1500, 1500 } }, WRAP + 3000 },
+};
+
+static bool fuso_slice(const struct fuso_slice_case *c, u32 *prot, u32 *off,
+		       u32 *len)
+{
+	return mptcp_fuso_next_slice(c->una, c->nxt, prot, c->seq, c->end,
+				     c->map, c->map_len, c->mss, off, len);
 }
 
-static void mptcp_fuso_test_slice_bounds(struct kunit *test)
+static void mptcp_fuso_test_slices(struct kunit *test)
 {
+	const struct fuso_slice_case *c;
 	u32 prot, off, len;
+	int i;
 
-	/* acknowledged bytes are never protected */
-	prot = 1000;
-	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1200, 5000, &prot, 1000,
-						      2000, 1000, 1000, 1500,
-						      &off, &len));
-	KUNIT_EXPECT_EQ(test, 200U, off);
-	KUNIT_EXPECT_EQ(test, 800U, len);
-
-	/* a fragment in the middle of its mapping: offset from the map */
-	prot = 0;
-	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(3000, 9000, &prot, 3000,
-						      4000, 1000, 8000, 1500,
-						      &off, &len));
-	KUNIT_EXPECT_EQ(test, 2000U, off);
-	KUNIT_EXPECT_EQ(test, 1000U, len);
-
-	/* the slice never runs past the mapping (DATA_FIN, short map) */
-	prot = 0;
-	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(1000, 2000, &prot, 1000,
-						      2000, 1000, 600, 1500,
-						      &off, &len));
-	KUNIT_EXPECT_EQ(test, 600U, len);
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 2000, &prot, 1000,
-						       2000, 1000, 600, 1500,
-						       &off, &len));
-
-	/* an skb outside its mapping is refused */
-	prot = 0;
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 2000, &prot, 1000,
-						       2000, 1500, 100, 1500,
-						       &off, &len));
-	/* mss 0 is refused */
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(1000, 2000, &prot, 1000,
-						       2000, 1000, 1000, 0,
-						       &off, &len));
-}
-
-static void mptcp_fuso_test_slice_wrap(struct kunit *test)
-{
-	u32 base = U32_MAX - 999;	/* the skb straddles 2^32 */
-	u32 prot, off, len;
-
-	/* a watermark far outside [una, nxt] is stale: restart at una */
-	prot = base + 0x80000000U;
-	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(base, base + 3000, &prot,
-						      base, base + 3000, base,
-						      3000, 1500, &off, &len));
-	KUNIT_EXPECT_EQ(test, 0U, off);
-	KUNIT_EXPECT_EQ(test, base + 1500, prot);
-	KUNIT_ASSERT_TRUE(test, mptcp_fuso_next_slice(base, base + 3000, &prot,
-						      base, base + 3000, base,
-						      3000, 1500, &off, &len));
-	KUNIT_EXPECT_EQ(test, 1500U, off);
-	KUNIT_EXPECT_EQ(test, 2000U, prot);	/* wrapped */
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_next_slice(base, base + 3000,
-						       &prot, base, base + 3000,
-						       base, 3000, 1500, &off,
-						       &len));
+	for (c = fuso_slice_cases;
+	     c < fuso_slice_cases + ARRAY_SIZE(fuso_slice_cases); c++) {
+		prot = c->prot;
+		for (i = 0; i < ARRAY_SIZE(c->slices) && c->slices[i][1]; i++) {
+			KUNIT_ASSERT_TRUE_MSG(test, fuso_slice(c, &prot, &off, &len),
+					      "%s: slice %d missing", c->what, i);
+			KUNIT_EXPECT_EQ_MSG(test, c->slices[i][0], off,
+					    "%s: slice %d offset", c->what, i);
+			KUNIT_EXPECT_EQ_MSG(test, c->slices[i][1], len,
+					    "%s: slice %d length", c->what, i);
+		}
+		/* protected at most once: nothing more, however often asked */
+		KUNIT_EXPECT_FALSE_MSG(test, fuso_slice(c, &prot, &off, &len),
+				       "%s: a slice too many", c->what);
+		KUNIT_EXPECT_FALSE_MSG(test, fuso_slice(c, &prot, &off, &len),
+				       "%s: a slice too many", c->what);
+		KUNIT_EXPECT_EQ_MSG(test, c->prot_after, prot,
+				    "%s: watermark", c->what);
+	}
 }
 
 static struct kunit_case mptcp_fuso_cases[] = {
@@ -355,9 +321,7 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_eligible),
 	KUNIT_CASE(mptcp_fuso_test_pick_never_sent),
 	KUNIT_CASE(mptcp_fuso_test_pick_backup),
-	KUNIT_CASE(mptcp_fuso_test_slice_once),
-	KUNIT_CASE(mptcp_fuso_test_slice_bounds),
-	KUNIT_CASE(mptcp_fuso_test_slice_wrap),
+	KUNIT_CASE(mptcp_fuso_test_slices),
 #ifdef CONFIG_SYSCTL
 	KUNIT_CASE(mptcp_fuso_test_sysctl_mode),
 	KUNIT_CASE(mptcp_fuso_test_sysctl_weights),
