@@ -713,11 +713,12 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 	while (budget > 0 && mptcp_fuso_may_run(msk)) {
 		struct mptcp_fuso_cand cand[MPTCP_FUSO_MAX_SUBFLOWS];
 		struct sock *ssks[MPTCP_FUSO_MAX_SUBFLOWS];
+		u32 quotas[MPTCP_FUSO_MAX_SUBFLOWS];
 		struct mptcp_fuso_victim v[MPTCP_FUSO_BATCH];
 		struct mptcp_subflow_context *subflow;
 		int n = 0, b, w, nv = 0, done;
 		bool unsent = false;
-		u32 quota = 0, mss;
+		u32 quota, mss;
 
 		mptcp_for_each_subflow(msk, subflow) {
 			struct mptcp_fuso_cand *c = &cand[n];
@@ -728,7 +729,7 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			c->cost = mptcp_fuso_subflow_cost(msk, subflow);
 			c->srtt_us = READ_ONCE(tcp_sk(ssks[n])->srtt_us) >> 3;
 			c->worst_ok = mptcp_fuso_worst_ok(subflow);
-			c->best_ok = mptcp_fuso_best_ok(subflow, 0, NULL);
+			c->best_ok = mptcp_fuso_best_ok(subflow, 0, &quotas[n]);
 			c->backup = subflow->backup || subflow->request_bkup;
 			/* racy: only decides whether to go quiet */
 			unsent |= !!data_race(tcp_send_head(ssks[n]));
@@ -740,9 +741,7 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			MPTCP_INC_STATS(net, MPTCP_MIB_FUSONOBESTSUBFLOW);
 			break;
 		}
-		if (!mptcp_fuso_best_ok(mptcp_subflow_ctx(ssks[b]), 0, &quota))
-			break;
-		quota = min3(quota, (u32)budget, (u32)MPTCP_FUSO_BATCH);
+		quota = min3(quotas[b], (u32)budget, (u32)MPTCP_FUSO_BATCH);
 		mss = READ_ONCE(tcp_sk(ssks[b])->mss_cache);
 
 		/* the worst subflow with something left to protect */
@@ -809,6 +808,10 @@ void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 
 	/* exact here: the subflow is locked */
 	mptcp_fuso_sample_rtx(subflow, tp->data_segs_out, tp->total_retrans);
+
+	/* bulk transfer: there is new data, nothing else to look at */
+	if (!READ_ONCE(msk->fuso_app_idle) || READ_ONCE(msk->first_pending))
+		return;
 
 	in_flight = tcp_packets_in_flight(tp);
 	cwnd = tcp_snd_cwnd(tp);

@@ -58,7 +58,7 @@ def serve_conn(c):
         hdr = recv_exact(c, 8)
         if len(hdr) < 8:
             return
-        size, k, = struct.unpack("!II", hdr)
+        size, k = struct.unpack("!II", hdr)
         req_len = struct.unpack("!I", recv_exact(c, 4))[0]
         if len(recv_exact(c, req_len)) != req_len:
             return
