@@ -11,7 +11,7 @@ SHELL := /bin/bash
 S := scripts
 
 .PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug selftests \
-	demo test kunit series export check vm-help clean distclean
+	demo test test-full kunit series export check vm-help clean distclean
 
 all: deps build demo
 
@@ -56,6 +56,10 @@ demo:
 ## test          the whole suite: builds, VM runner, KUnit, kselftests, series, checks
 test:
 	$(S)/test.sh
+
+## test-full     the suite plus upstream mptcp_connect.sh with FUSO on (8 min more)
+test-full:
+	$(S)/test.sh --full
 
 ## kunit         only the KUnit suites (UML and QEMU)
 kunit:

@@ -3,7 +3,9 @@
 # build/test-logs/STEP.log; a failing step prints its log's tail.  The
 # suite ends with a 'N passed, N failed' line and fails if any step did.
 #
-#   test.sh [STEP...]   run only these steps (default: all, in order)
+#   test.sh [STEP...]   run only these steps (default: the suite, in order)
+#   test.sh --full      the suite plus the upstream MPTCP selftests with
+#                       FUSO on (make test-full)
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -71,21 +73,21 @@ kselftest() { # TARGET TEST
 	"$TOP/scripts/ktap-check.py" kselftest "$out" "$2"
 }
 
-# Upstream's mptcp_connect.sh with fixed loss/delay and the FUSO sender on
-# in every namespace, as a regression guard.  The mptcp_fuso_recovery
-# tracepoint proves that FUSO did send copies.
+# Upstream's mptcp_connect.sh with fixed loss/delay and FUSO (sender and
+# receiver) on in every namespace, as a regression guard.  The
+# mptcp_fuso_recovery tracepoint proves that FUSO did send copies.
 upstream_connect() { # TARGET
 	local out=$LOGS/upstream-$1-mptcp_connect.out
 	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" "--$1" --log "$out" -- bash -c '
 		t=/sys/kernel/tracing
 		[ -d $t/events ] || mount -t tracefs nodev $t || exit 1
 		echo 1 > $t/events/mptcp/mptcp_fuso_recovery/enable || exit 1
-		SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 SELFTESTS_MPTCP_LIB_FUSO=1 \
+		SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 SELFTESTS_MPTCP_LIB_FUSO=3 \
 			./mptcp_connect.sh -d 5 -l 1% -r 0 -e tso
 		rc=$?
 		n=$(grep -c "mptcp_fuso_recovery:" $t/trace)
 		echo "# FUSO recovery copies traced: $n"
-		[ "$n" -gt 0 ] || { echo "# fuso=1 but FUSO sent no copy"; exit 1; }
+		[ "$n" -gt 0 ] || { echo "# fuso=3 but FUSO sent no copy"; exit 1; }
 		exit $rc') >/dev/null
 	local rc=$?
 	"$TOP/scripts/ktap-check.py" tap "$out" || return 1
@@ -138,7 +140,11 @@ run() {
 
 t_start=$(date +%s)
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(deps build vm kunit fuso upstream series w1)
+if [ "${1:-}" = --full ]; then
+	steps=(deps build vm kunit fuso upstream series w1)
+elif [ ${#steps[@]} = 0 ]; then
+	steps=(deps build vm kunit fuso series w1)
+fi
 for s in "${steps[@]}"; do
 	run "$s"
 done

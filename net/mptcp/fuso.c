@@ -69,18 +69,34 @@
  * every tail segment is copied once; the paper measured 40% extra bytes at
  * low load, falling as load rises because spare cwnd disappears.
  *
- * Safety: FUSO never runs on a connection that fell back to TCP or could
- * still fall back (allow_infinite_fallback, i.e. a lone MP_CAPABLE subflow
- * that never retransmitted), decides to transmit under msk->fallback_lock as
- * __mptcp_retrans() does, never touches the data-level retransmit timer,
- * snd_nxt or the send queue, and does nothing when the connection is in
- * data-level recovery after a subflow closed.  It holds one subflow lock at
- * a time, under the msk socket lock, and keeps no subflow or skb pointer
- * across a lock drop.
+ * Safety: FUSO never runs on a connection that fell back to TCP.  A copy
+ * gives up infinite-mapping fallback, as a data-level retransmission does,
+ * so with DSS checksums (where MP_FAIL fallback matters) FUSO waits until a
+ * join or a retransmission gave it up already.  It decides to transmit
+ * under msk->fallback_lock as __mptcp_retrans() does, never touches the
+ * data-level retransmit timer, snd_nxt or the send queue, and does nothing
+ * when the connection is in data-level recovery after a subflow closed.  It
+ * holds one subflow lock at a time, under the msk socket lock, and keeps no
+ * subflow or skb pointer across a lock drop.
  *
- * Receiver (net.mptcp.fuso bit 1): segments that are out of order at the
- * subflow level are pushed straight into the data-level queue, so a
- * data-level hole that a copy filled is not held behind a subflow-level hole.
+ * Receiver (net.mptcp.fuso bit 1): a copy fills a data-level hole, but the
+ * data that the lossy subflow delivered after its own hole waits in that
+ * subflow's TCP out-of-order queue until TCP repairs the subflow hole, at
+ * least one more RTT on the lossy path.  And a copy sent on the same subflow
+ * as its victim is itself out of order there.  So when a segment is about to
+ * enter a subflow's out-of-order queue (hook R in tcp_data_queue(), behind a
+ * static key), mptcp_fuso_rcv_ofo() also queues a clone of it at the data
+ * level, at its data sequence number: the DSS mapping carried by that very
+ * skb, plus the skb's offset inside the mapping.  The clone shares the
+ * payload; the original stays with TCP, which ACKs, SACKs and recovers the
+ * subflow exactly as before (the paper's rule: subflow-level ACKs and
+ * congestion control do not change).  When the original later reaches the
+ * head of the subflow's receive queue, its data is already below the
+ * data-level ack and is dropped as a duplicate, so nothing is delivered
+ * twice.  The push needs a mapping that covers the whole skb, no DSS
+ * checksum (a partial mapping cannot be checksummed), no fallback, and room
+ * in the msk receive buffer; otherwise it skips and TCP delivers the data
+ * later, as without FUSO.
  *
  * Everything is off unless net.mptcp.fuso enables it in the network
  * namespace; connections take the knobs when they are created.  Counters are
@@ -90,6 +106,7 @@
  */
 
 #include <linux/init.h>
+#include <linux/jump_label.h>
 #include <linux/math64.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -143,14 +160,37 @@ static void mptcp_fuso_set_defaults(struct mptcp_fuso_pernet *pernet)
 	pernet->beta = MPTCP_FUSO_WEIGHT_DEFAULT;
 }
 
+/* Guards hook R in tcp_data_queue(): enabled the first time any netns sets
+ * MPTCP_FUSO_RX, never disabled (connections keep their mode snapshot).
+ */
+DEFINE_STATIC_KEY_FALSE(mptcp_fuso_rx_key);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+bool mptcp_fuso_rx_hooked(void)
+{
+	return static_key_enabled(&mptcp_fuso_rx_key);
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_rx_hooked);
+#endif
+
 #ifdef CONFIG_SYSCTL
+static int mptcp_fuso_mode_handler(const struct ctl_table *table, int write,
+				   void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret = proc_dou8vec_minmax(table, write, buffer, lenp, ppos);
+
+	if (!ret && write && (READ_ONCE(*(u8 *)table->data) & MPTCP_FUSO_RX))
+		static_branch_enable(&mptcp_fuso_rx_key);
+	return ret;
+}
+
 /* Entries 0..2 are bound to mode, alpha and beta of each netns. */
 VISIBLE_IF_KUNIT const struct ctl_table mptcp_fuso_sysctl_template[] = {
 	{
 		.procname	= "fuso",
 		.maxlen		= sizeof(u8),
 		.mode		= 0644,
-		.proc_handler	= proc_dou8vec_minmax,
+		.proc_handler	= mptcp_fuso_mode_handler,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_THREE,
 	},
@@ -833,4 +873,117 @@ void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 		mptcp_schedule_work(sk);
 	}
 	MPTCP_INC_STATS(sock_net(sk), MPTCP_MIB_FUSODEFERRED);
+}
+
+/* ---- receiver: subflow-level out-of-order data to the msk */
+
+/**
+ * mptcp_fuso_rcv_map - where a received skb lies in its DSS mapping
+ * @ssn: the skb's first byte, relative subflow sequence number
+ * @len: the skb's payload length
+ * @map_ssn: the mapping's first byte, relative subflow sequence number
+ * @map_len: the mapping's data-level length, DATA_FIN included
+ * @data_fin: the mapping ends with a DATA_FIN
+ * @map_dsn: the mapping's first data sequence number, expanded to 64 bits
+ * @dsn: the skb's first data sequence number, set on success
+ *
+ * Return: true if the skb's payload lies entirely inside the mapping's data
+ * (the DATA_FIN takes no payload byte).
+ */
+VISIBLE_IF_KUNIT bool mptcp_fuso_rcv_map(u32 ssn, u32 len, u32 map_ssn,
+					 u16 map_len, bool data_fin,
+					 u64 map_dsn, u64 *dsn)
+{
+	u32 data_len, off;
+
+	if (!len || map_len <= data_fin)
+		return false;
+	data_len = map_len - data_fin;
+	off = ssn - map_ssn;		/* huge if @ssn is before the map */
+	if (off >= data_len || len > data_len - off)
+		return false;
+	*dsn = map_dsn + off;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_rcv_map);
+
+/**
+ * __mptcp_fuso_rcv_ofo - hook R: push a subflow-OOO skb to the data level
+ * @ssk: the subflow; its lock is held (softirq or socket backlog)
+ * @skb: a data segment about to enter @ssk's TCP out-of-order queue; it
+ *	 passed TCP's sequence and window checks and its header is pulled
+ *
+ * Called right before tcp_data_queue_ofo(), which may coalesce or free
+ * @skb, so nothing here keeps a reference to @skb itself: a clone goes to
+ * the msk and @skb continues into TCP unchanged.
+ */
+void __mptcp_fuso_rcv_ofo(struct sock *ssk, struct sk_buff *skb)
+{
+	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
+	struct sock *sk = subflow->conn;
+	struct mptcp_sock *msk = mptcp_sk(sk);
+	const struct mptcp_ext *mpext;
+	struct sk_buff *clone;
+	bool has_rxtstamp;
+	u64 ack, dsn;
+	int rbuf;
+
+	if (!(msk->fuso_mode & MPTCP_FUSO_RX) || !skb->len)
+		return;
+
+	/* the subflow goes away (mptcp_data_ready() bails out too), the
+	 * mapping cannot be checksummed until the whole of it is in order,
+	 * or there are no data-level sequence numbers to trust
+	 */
+	if (unlikely(subflow->closing) || READ_ONCE(msk->csum_enabled) ||
+	    __mptcp_check_fallback(msk) || !READ_ONCE(msk->can_ack))
+		goto skip;
+
+	/* attached by mptcp_incoming_options(); not validated yet, hence the
+	 * checks below.  A missing map (sent on an earlier segment only) or
+	 * an infinite one gives nothing to go by.
+	 */
+	mpext = mptcp_get_ext(skb);
+	if (!mpext || !mpext->use_map || mpext->mpc_map || !mpext->data_len ||
+	    !skb_frags_readable(skb))
+		goto skip;
+
+	ack = READ_ONCE(msk->ack_seq);
+	if (!mptcp_fuso_rcv_map(TCP_SKB_CB(skb)->seq - subflow->ssn_offset,
+				skb->len, mpext->subflow_seq, mpext->data_len,
+				mpext->data_fin,
+				mptcp_expand_seq(ack, mpext->data_seq,
+						 mpext->dsn64), &dsn))
+		goto skip;
+
+	/* nothing new, or beyond the window we announced */
+	if (!after64(dsn + skb->len, ack) ||
+	    after64(dsn + skb->len, atomic64_read(&msk->rcv_wnd_sent)))
+		goto skip;
+
+	/* the clone is charged to the msk while TCP keeps the original */
+	rbuf = max(READ_ONCE(sk->sk_rcvbuf), READ_ONCE(ssk->sk_rcvbuf));
+	if (__mptcp_rmem(sk) + skb->truesize > rbuf)
+		goto skip;
+
+	clone = skb_clone(skb, GFP_ATOMIC);
+	if (!clone)
+		goto skip;
+
+	/* MPTCP_SKB_CB() overlays TCP_SKB_CB() */
+	has_rxtstamp = TCP_SKB_CB(skb)->has_rxtstamp;
+	skb_ext_reset(clone);
+	MPTCP_SKB_CB(clone)->map_seq = dsn;
+	MPTCP_SKB_CB(clone)->end_seq = dsn + skb->len;
+	MPTCP_SKB_CB(clone)->offset = 0;
+	MPTCP_SKB_CB(clone)->has_rxtstamp = has_rxtstamp;
+	MPTCP_SKB_CB(clone)->cant_coalesce = 0;
+
+	MPTCP_INC_STATS(sock_net(ssk), MPTCP_MIB_FUSORCVOFOPUSH);
+	if (mptcp_data_queue_skb(sk, clone))
+		MPTCP_INC_STATS(sock_net(ssk), MPTCP_MIB_FUSORCVOFOINSEQ);
+	return;
+
+skip:
+	MPTCP_INC_STATS(sock_net(ssk), MPTCP_MIB_FUSORCVOFOSKIP);
 }

@@ -11,10 +11,12 @@
 
 #include <linux/bits.h>
 #include <linux/init.h>
+#include <linux/jump_label.h>
 #include <linux/limits.h>
 #include <linux/types.h>
 
 struct net;
+struct sk_buff;
 struct sock;
 
 /* net.mptcp.fuso bits */
@@ -60,6 +62,10 @@ void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle);
 void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk);
 void mptcp_fuso_try_send_recoveries(struct sock *sk);
 
+/* hook R, see include/net/mptcp.h */
+DECLARE_STATIC_KEY_FALSE(mptcp_fuso_rx_key);
+void __mptcp_fuso_rcv_ofo(struct sock *ssk, struct sk_buff *skb);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /* The pure parts of the sender, for the KUnit tests; static without KUnit */
 u32 mptcp_fuso_cost(u32 segs, u32 rtx, u32 segs_at_rtx, u8 alpha, u8 beta);
@@ -68,6 +74,10 @@ int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c, int n, u32 rnd);
 bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt, u32 *prot_seq,
 			   u32 seq, u32 end, u32 map_seq, u32 map_len,
 			   u32 mss, u32 *off, u32 *len);
+bool mptcp_fuso_rcv_map(u32 ssn, u32 len, u32 map_ssn, u16 map_len,
+			bool data_fin, u64 map_dsn, u64 *dsn);
+/* Whether the receiver's hook in TCP is patched in (mptcp_fuso_rx_key). */
+bool mptcp_fuso_rx_hooked(void);
 
 struct ctl_table;
 /* The per-netns sysctl template, for the KUnit tests. */

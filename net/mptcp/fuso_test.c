@@ -67,7 +67,15 @@ static void fuso_sysctl_check_range(struct kunit *test, const char *name,
 
 static void mptcp_fuso_test_sysctl_mode(struct kunit *test)
 {
+	u8 val = 0;
+
 	fuso_sysctl_check_range(test, "fuso", MPTCP_FUSO_MODE_MASK);
+
+	/* the receiver bit switches hook R on, for good */
+	KUNIT_EXPECT_EQ(test, 0, fuso_sysctl_write(test, "fuso", &val, "2"));
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_rx_hooked());
+	KUNIT_EXPECT_EQ(test, 0, fuso_sysctl_write(test, "fuso", &val, "0"));
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_rx_hooked());
 }
 
 static void mptcp_fuso_test_sysctl_weights(struct kunit *test)
@@ -312,6 +320,63 @@ static void mptcp_fuso_test_slices(struct kunit *test)
 	}
 }
 
+/* ---- receiver: where a received skb lies in its DSS mapping */
+
+struct fuso_rcv_map_case {
+	const char *what;
+	u32 ssn, len, map_ssn;
+	u16 map_len;
+	bool data_fin;
+	u64 map_dsn;
+	bool ok;
+	u64 dsn;
+};
+
+static const struct fuso_rcv_map_case fuso_rcv_map_cases[] = {
+	{ "whole mapping", 1, 1000, 1, 1000, false, 5000, true, 5000 },
+	/* segments 2..n of a TSO mapping: mapping start plus offset */
+	{ "TSO segment 2", 1548, 1448, 100, 4344, false, 7000, true, 8448 },
+	{ "TSO last segment", 2996, 1448, 100, 4344, false, 7000, true, 9896 },
+	{ "mid-mapping, short", 600, 10, 100, 4344, false, 7000, true, 7500 },
+	{ "runs past the mapping", 2996, 1449, 100, 4344, false, 7000 },
+	{ "starts at the mapping end", 4444, 10, 100, 4344, false, 7000 },
+	{ "starts before the mapping", 99, 10, 100, 4344, false, 7000 },
+	{ "starts far before the mapping", 100 - (1U << 31), 10, 100, 4344,
+	  false, 7000 },
+	/* the DATA_FIN takes sequence space but no payload byte */
+	{ "data + DATA_FIN", 1, 1000, 1, 1001, true, 5000, true, 5000 },
+	{ "one byte into the DATA_FIN", 1, 1001, 1, 1001, true, 5000 },
+	{ "DATA_FIN only", 1, 1, 1, 1, true, 5000 },
+	{ "infinite mapping", 1, 1000, 1, 0, false, 5000 },
+	{ "no payload", 1, 0, 1, 1000, false, 5000 },
+	{ "largest mapping, last byte", 65534, 1, 0, 65535, false, 0, true,
+	  65534 },
+	/* subflow and data sequence numbers wrap */
+	{ "subflow seq wraps", 0x10, 100, 0xfffffc00, 2048, false, 9000, true,
+	  9000 + 0x410 },
+	{ "DSN wraps", 200, 100, 100, 1000, false, U64_MAX - 10, true, 89 },
+};
+
+static void mptcp_fuso_test_rcv_map(struct kunit *test)
+{
+	const struct fuso_rcv_map_case *c;
+	u64 dsn;
+	bool ok;
+
+	for (c = fuso_rcv_map_cases;
+	     c < fuso_rcv_map_cases + ARRAY_SIZE(fuso_rcv_map_cases); c++) {
+		dsn = 0xdead;
+		ok = mptcp_fuso_rcv_map(c->ssn, c->len, c->map_ssn, c->map_len,
+					c->data_fin, c->map_dsn, &dsn);
+		KUNIT_EXPECT_EQ_MSG(test, c->ok, ok, "%s", c->what);
+		if (c->ok)
+			KUNIT_EXPECT_EQ_MSG(test, c->dsn, dsn, "%s", c->what);
+		else
+			KUNIT_EXPECT_EQ_MSG(test, 0xdeadULL, dsn,
+					    "%s: dsn written", c->what);
+	}
+}
+
 static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_cost_basics),
 	KUNIT_CASE(mptcp_fuso_test_cost_weights),
@@ -322,6 +387,7 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_never_sent),
 	KUNIT_CASE(mptcp_fuso_test_pick_backup),
 	KUNIT_CASE(mptcp_fuso_test_slices),
+	KUNIT_CASE(mptcp_fuso_test_rcv_map),
 #ifdef CONFIG_SYSCTL
 	KUNIT_CASE(mptcp_fuso_test_sysctl_mode),
 	KUNIT_CASE(mptcp_fuso_test_sysctl_weights),

@@ -11,7 +11,13 @@
 # - a deterministic tail loss: the last segment of a response is dropped
 #   once.  With FUSO the response completes without a retransmission
 #   timeout on the server (TCP or MPTCP level); without FUSO it has to wait
-#   for a timer (timeout or tail loss probe).
+#   for a timer (timeout or tail loss probe);
+# - the FUSO receiver (fuso=3): a subflow-level hole on one path while the
+#   copies arrive on the other.  Side by side in one run, fuso=3 pushes the
+#   segments behind the hole to the data level (FusoRcvOfoPush) and, in
+#   virtual time (UML time-travel), its responses complete sooner than
+#   with fuso=1, which never touches the receiver counters; with DSS checksums the push stays off and the data
+#   arrives intact.
 #
 #   ns1 (client)  ns1eth1 ------ path 1 ------ ns2eth1  ns2 (server)
 #                 10.0.1.1                     10.0.1.2
@@ -308,10 +314,11 @@ do_transfer()
 	local name="fuso=${mode} IPv${family} transfer over 2 paths, ${loss} loss on one"
 	local min=$((size_kb * 1024 / 10))
 	local attempt rc=0
-	local joined tx1 tx2 recov
+	local joined tx1 tx2 recov rx
 
 	mptcp_lib_print_title "${name}"
 	recov=$(fuso_recoveries)
+	rx=$(fuso_rx_counts)
 
 	# The loss also hits the join handshake: if the second subflow came
 	# too late to carry data, try again (data is checked every time).
@@ -333,7 +340,7 @@ do_transfer()
 				"path 1 ${tx1} B, path 2 ${tx2} B; again"
 		fi
 	done
-	check_recoveries "${mode}" "${recov}" || rc=1
+	check_recoveries "${mode}" "${recov}" "${rx}" || rc=1
 	result "${name}" ${rc}
 	if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
 		show_state
@@ -360,17 +367,44 @@ fuso_recoveries()
 		$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecovery)))
 }
 
-# $1: mode; $2: fuso_recoveries before.  With the sender on, copies must
-# have been sent under loss.
+# Receiver counters so far, both namespaces: "PUSH ALL", the pushes and
+# the sum of all three receiver counters.
+fuso_rx_counts()
+{
+	local ns c push=0 all=0 v
+
+	for ns in "${ns1}" "${ns2}"; do
+		for c in Push InSeq Skip; do
+			v=$(mptcp_lib_get_counter "${ns}" "MPTcpExtFusoRcvOfo${c}")
+			all=$((all + v))
+			[ "${c}" = Push ] && push=$((push + v))
+		done
+	done
+	echo "${push} ${all}"
+}
+
+# $1: mode; $2: fuso_recoveries before; $3: fuso_rx_counts before.  With
+# the sender on, copies must have been sent under loss; with the receiver
+# off, no receiver counter may move.  (Random loss does not always leave a
+# subflow hole with data behind it, so only test_ofo_push() asks for
+# pushes.)
 check_recoveries()
 {
 	local sent=$(($(fuso_recoveries) - ${2}))
+	local push0 all0 push all
 
+	read -r push0 all0 <<< "${3}"
+	read -r push all <<< "$(fuso_rx_counts)"
 	if [ $((${1} & 1)) = 1 ] && [ "${sent}" -lt 1 ]; then
 		mptcp_lib_pr_fail "fuso=${1} but no recovery copy was sent"
 		return 1
 	fi
-	[ "${FUSO_TEST_VERBOSE:-0}" = 1 ] && mptcp_lib_pr_info "${sent} recovery copies"
+	if [ $((${1} & 2)) = 0 ] && [ "${all}" != "${all0}" ]; then
+		mptcp_lib_pr_fail "fuso=${1} but FusoRcvOfo* counters moved"
+		return 1
+	fi
+	[ "${FUSO_TEST_VERBOSE:-0}" = 1 ] &&
+		mptcp_lib_pr_info "${sent} recovery copies, $((push - push0)) pushes"
 	return 0
 }
 
@@ -408,13 +442,14 @@ test_rr()
 	local kind=${3}
 	local name="fuso=${mode} IPv${family} request/response, ${kind} connection"
 	local n=60 conn_opt="" rc=0
-	local addr_opt caddr spid recov
+	local addr_opt caddr spid recov rx
 
 	[ "${kind}" = new ] && n=20 conn_opt=--new-conn && name+="s"
 	mptcp_lib_print_title "${name}"
 	rr_addr "${family}"
 	port=$((port + 1))
 	recov=$(fuso_recoveries)
+	rx=$(fuso_rx_counts)
 	rr_server_start "${port}"
 	if ! timeout ${timeout_test} ip netns exec "${ns1}" \
 		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
@@ -423,7 +458,7 @@ test_rr()
 		rc=1
 	fi
 	rr_server_stop
-	check_recoveries "${mode}" "${recov}" || rc=1
+	check_recoveries "${mode}" "${recov}" "${rx}" || rc=1
 	result "${name}" ${rc}
 }
 
@@ -559,6 +594,275 @@ test_tail_loss()
 	result "${name}" ${rc}
 }
 
+# The receiver scenario: a subflow-level hole on path 1 while copies arrive
+# on path 2.  Path 1 (2 ms each way) loses the first segment of a response
+# (the client drops it once, at its INPUT); path 2 (1 ms each way, no loss)
+# has the shorter RTT, so it is FUSO's best subflow and the server sends
+# its copies there.  The rest of the response reaches the client on path 1
+# behind the hole.  Without the receiver push it waits in path 1's TCP
+# out-of-order queue until path 1 repairs the hole, an RTT of path 1 later;
+# with it, the copy of the first segment completes the response.  The
+# server sends one segment per skb (gso_max_segs 1, so that the drop takes
+# one segment) and starts path 1 with a window of 32, so that a 20-segment
+# response leaves in one flight.
+# $1: family; $2: "on" or "off"
+ofo_paths()
+{
+	local family=${1}
+	local a1=10.0.1.1 pfx=32 segs=65535
+	local d1="1ms" l2="loss ${loss}"
+
+	if [ "${family}" = 6 ]; then
+		a1=dead:beef:1::1 pfx=128
+	fi
+	if [ "${2}" = on ]; then
+		d1=2ms l2="" segs=1
+		ip -net "${ns2}" route add "${a1}/${pfx}" dev ns2eth1 initcwnd 32
+	else
+		ip -net "${ns2}" route del "${a1}/${pfx}" dev ns2eth1
+	fi
+	ip -net "${ns2}" link set ns2eth1 gso_max_segs "${segs}"
+	ip -net "${ns2}" link set ns2eth2 gso_max_segs "${segs}"
+	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay "${d1}"
+	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay "${d1}"
+	# shellcheck disable=SC2086 # loss is two words or none
+	tc -n "${ns1}" qdisc change dev ns1eth2 root netem delay 1ms ${l2}
+	# shellcheck disable=SC2086
+	tc -n "${ns2}" qdisc change dev ns2eth2 root netem delay 1ms ${l2}
+}
+
+# True when the kernel runs in virtual time (UML time-travel): netem delays
+# are then exact and timings repeat.
+virtual_time()
+{
+	grep -q 'time-travel' /proc/cmdline 2>/dev/null
+}
+
+# $1: family; $2: port.  The client command that (re-)arms the drop of the
+# next full-sized segment from the server on path 1.
+ofo_drop_cmd()
+{
+	local ipt=iptables
+	local rule
+
+	[ "${1}" = 6 ] && ipt=ip6tables
+	rule="INPUT -i ns1eth1 -p tcp --sport ${2} -m length --length 1400:1600"
+	rule+=" -m statistic --mode nth --every 1000000 --packet 0 -j DROP"
+	echo "${ipt} -D ${rule} 2>/dev/null; ${ipt} -A ${rule}"
+}
+
+# The pause after the warm-up: longer than any RTO, so that both subflows
+# are idle and restart from their initial windows (path 2: 10 segments,
+# half a response, so that copies cover only its head; path 1: 32).
+ofo_pause=0.5
+
+# Waits (up to 10 s) until the client has no TCP connection left but
+# listeners and TIME-WAIT, so that counters belong to the next run only.
+ofo_settle()
+{
+	local i
+
+	for i in $(seq 100); do
+		[ -z "$(ip netns exec "${ns1}" ss -tnH state established \
+			state fin-wait-1 state fin-wait-2 state close-wait \
+			state last-ack state closing state syn-sent)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# $1: family; $2: port.  Removes the rule; prints what its last arming
+# dropped.
+ofo_drop_done()
+{
+	local ipt=iptables
+	local n
+
+	[ "${1}" = 6 ] && ipt=ip6tables
+	n=$(ip netns exec "${ns1}" "${ipt}" -L INPUT -v -x -n |
+		awk -v p="spt:${2}" '$0 ~ p && /DROP/ { print $1 }')
+	ip netns exec "${ns1}" "${ipt}" -D INPUT -i ns1eth1 -p tcp \
+		--sport "${2}" -m length --length 1400:1600 \
+		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+	echo "${n}"
+}
+
+ofo_conns=3
+
+# Each of 3 connections: a 256 KB warm-up response (so that both subflows
+# carry data, and path 2 has an RTT), then one 29000-byte response whose
+# first segment is dropped on path 1.  A new connection each time: every
+# drop makes path 1 halve its cwnd, and later responses would be
+# cwnd-limited.  Sets ofo_total_us (the 3 measured responses' times,
+# summed), ofo_drops (what each arming dropped) and the counter deltas
+# ofo_push, ofo_inseq, ofo_skip (client) and ofo_copies, ofo_same (server).
+# $1: family.  Returns 1 if a response was lost or corrupted.
+ofo_run()
+{
+	local family=${1}
+	local out="${tmpdir}/ofo.out"
+	local addr_opt caddr spid i t rc=0
+	local push0 inseq0 skip0 copies0 same0
+
+	rr_addr "${family}"
+	ofo_settle || mptcp_lib_pr_info "connections still open after 10 s"
+	push0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoPush)
+	inseq0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoInSeq)
+	skip0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoSkip)
+	copies0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecovery)
+	same0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecoverySameSubflow)
+
+	ofo_total_us=0
+	ofo_drops=""
+	for i in $(seq ${ofo_conns}); do
+		port=$((port + 1))
+		rr_server_start "${port}"
+		if ! timeout ${timeout_test} ip netns exec "${ns1}" \
+			python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+			-a "${caddr}" -n 2 -s 262144,29000 --times \
+			--before "sleep ${ofo_pause}; $(ofo_drop_cmd "${family}" "${port}")" \
+			> "${out}"; then
+			rc=1
+		fi
+		rr_server_stop
+		ofo_settle || mptcp_lib_pr_info "connections still open after 10 s"
+		ofo_drops+="$(ofo_drop_done "${family}" "${port}") "
+		t=$(awk '$1 == "time_us" { print $3 }' "${out}")
+		if [ -z "${t}" ]; then
+			ofo_total_us=""
+		elif [ -n "${ofo_total_us}" ]; then
+			ofo_total_us=$((ofo_total_us + t))
+		fi
+		if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
+			mptcp_lib_pr_info "response ${i}: ${t} us"
+		fi
+	done
+
+	ofo_push=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoPush) - push0))
+	ofo_inseq=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoInSeq) - inseq0))
+	ofo_skip=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoSkip) - skip0))
+	ofo_copies=$(($(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecovery) - copies0))
+	ofo_same=$(($(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecoverySameSubflow) - same0))
+	if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
+		mptcp_lib_pr_info "push ${ofo_push} inseq ${ofo_inseq} skip" \
+			"${ofo_skip}; copies ${ofo_copies} (same subflow" \
+			"${ofo_same}); drops ${ofo_drops}"
+	fi
+	return ${rc}
+}
+
+# $1: the drops of ofo_run.  Each arming must have dropped 1 packet.
+ofo_drops_ok()
+{
+	local d
+
+	for d in ${1}; do
+		[ "${d}" = 1 ] || return 1
+	done
+	[ -n "${1// /}" ]
+}
+
+# Side by side, in one run: the same scenario with the receiver push off
+# (fuso=1) and on (fuso=3).  Both must send copies on the good path and
+# deliver intact data; only fuso=3 may push, and it must, and its
+# responses must complete sooner.
+# $1: family
+test_ofo_push()
+{
+	local family=${1}
+	local name="IPv${family} subflow hole, copies on the other path:"
+	local mode rc=0
+	local t1="" t3=""
+
+	name+=" fuso=3 pushes, sooner than fuso=1"
+	mptcp_lib_print_title "${name}"
+	ofo_paths "${family}" on
+	for mode in 1 3; do
+		set_mode "${mode}"
+		if ! ofo_run "${family}"; then
+			mptcp_lib_pr_fail "fuso=${mode}: a response was lost or corrupted"
+			rc=1
+		fi
+		if ! ofo_drops_ok "${ofo_drops}" || [ -z "${ofo_total_us}" ]; then
+			mptcp_lib_pr_fail "fuso=${mode}: drops '${ofo_drops}', not 1" \
+				"each, or a response time is missing"
+			rc=1
+		fi
+		if [ $((ofo_copies - ofo_same)) -lt 1 ]; then
+			mptcp_lib_pr_fail "fuso=${mode}: no copy on the other path" \
+				"(copies ${ofo_copies}, same subflow ${ofo_same})"
+			rc=1
+		fi
+		if [ "${mode}" = 1 ]; then
+			t1=${ofo_total_us}
+			if [ $((ofo_push + ofo_inseq + ofo_skip)) != 0 ]; then
+				mptcp_lib_pr_fail "fuso=1: receiver counters moved" \
+					"(push ${ofo_push}, in seq ${ofo_inseq}," \
+					"skip ${ofo_skip})"
+				rc=1
+			fi
+		else
+			t3=${ofo_total_us}
+			if [ "${ofo_push}" -lt 1 ] || [ "${ofo_inseq}" -lt 1 ]; then
+				mptcp_lib_pr_fail "fuso=3: push ${ofo_push}, in seq" \
+					"${ofo_inseq}: expected both >= 1"
+				rc=1
+			fi
+		fi
+	done
+	ofo_paths "${family}" off
+	if [ -n "${t1}" ] && [ -n "${t3}" ]; then
+		mptcp_lib_pr_info "${ofo_conns} responses took ${t1} us with fuso=1," \
+			"${t3} us with fuso=3"
+		# In virtual time (UML time-travel) both runs see exactly the
+		# delays netem sets, so the comparison is exact and repeats.
+		# In real time a few ms of emulator jitter can hide the gap
+		# (one RTT of path 1 per response): only report it there.
+		if ! virtual_time; then
+			mptcp_lib_pr_info "real time: the times are not compared"
+		elif [ "${t3}" -ge "${t1}" ]; then
+			mptcp_lib_pr_fail "fuso=3 was not faster than fuso=1"
+			rc=1
+		fi
+	fi
+	result "${name}" ${rc}
+}
+
+# With DSS checksums the receiver push stays off (a partial mapping cannot
+# be checksummed), and the data still arrives intact.
+# $1: family
+test_ofo_csum()
+{
+	local family=${1}
+	local name="IPv${family} fuso=3 with DSS checksums: no push, data intact"
+	local ns rc=0
+
+	mptcp_lib_print_title "${name}"
+	for ns in "${ns1}" "${ns2}"; do
+		ip netns exec "${ns}" sysctl -q net.mptcp.checksum_enabled=1
+	done
+	ofo_paths "${family}" on
+	set_mode 3
+	if ! ofo_run "${family}"; then
+		mptcp_lib_pr_fail "a response was lost or corrupted"
+		rc=1
+	fi
+	ofo_paths "${family}" off
+	for ns in "${ns1}" "${ns2}"; do
+		ip netns exec "${ns}" sysctl -q net.mptcp.checksum_enabled=0
+	done
+	if ! ofo_drops_ok "${ofo_drops}"; then
+		mptcp_lib_pr_fail "drops '${ofo_drops}', not 1 each"
+		rc=1
+	elif [ "${ofo_push}" != 0 ] || [ "${ofo_inseq}" != 0 ] ||
+	     [ "${ofo_skip}" -lt 1 ]; then
+		mptcp_lib_pr_fail "push ${ofo_push}, in seq ${ofo_inseq}, skip" \
+			"${ofo_skip}: expected 0, 0, >= 1"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # The tracing directory, mounted if needed; empty if the kernel has none.
 tracefs()
 {
@@ -682,6 +986,16 @@ test_rr 1 6 new
 test_tail_loss 1 4
 test_tail_loss 1 6
 test_tracepoint
+
+set_mode 3
+do_transfer 3 4
+do_transfer 3 6
+test_rr 3 4 persistent
+test_rr 3 6 new
+test_tail_loss 3 4
+test_ofo_push 4
+test_ofo_push 6
+test_ofo_csum 4
 
 mptcp_lib_result_print_all_tap
 exit ${ret}

@@ -9,6 +9,7 @@
 #
 #   fuso_rr.py client [-6] -p PORT -a ADDR [-n N] [-s SIZES] [-q REQ]
 #                     [--new-conn] [--wait-file F] [--snap-pid PID]
+#                     [--before CMD] [--times]
 #       N exchanges (default 10): send a request of REQ bytes (default 100)
 #       asking for the next size in SIZES (comma-separated bytes, cycled),
 #       read the response and check every byte.  With --new-conn each
@@ -17,6 +18,10 @@
 #       With --snap-pid, print how the TCP and MPTCP counters of PID's
 #       network namespace moved during the last exchange, read the moment
 #       its response is complete: one "delta NAME N" line each.
+#       With --before, run the shell command CMD before each exchange but
+#       the first (the warm-up), outside the timed part.  With --times,
+#       print "time_us K T" for each exchange K but the first: T is the
+#       time from sending the request to the last byte of the response.
 #
 # A request is: 4 bytes response size, 4 bytes exchange number, padding.
 # Response byte i of exchange k is (k * 131 + i) & 0xff.
@@ -27,6 +32,7 @@ import argparse
 import os
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -126,12 +132,17 @@ def client(args):
             print("ready", flush=True)
             while not os.path.exists(args.wait_file):
                 time.sleep(0.01)
+        if k > 0 and args.before:
+            subprocess.run(args.before, shell=True, check=True)
         last = k == args.n - 1 and args.snap_pid
         if last:
             pre = snapshot(args.snap_pid)
-            t0 = time.monotonic()
+        t0 = time.monotonic()
         if not exchange(s, k, sizes[k % len(sizes)], args.req):
             return 1
+        if k > 0 and args.times:
+            print(f"time_us {k} {(time.monotonic() - t0) * 1e6:.0f}",
+                  flush=True)
         if last:
             post = snapshot(args.snap_pid)
             print(f"elapsed_ms {(time.monotonic() - t0) * 1000:.0f}")
@@ -154,6 +165,8 @@ def main():
     p.add_argument("--new-conn", action="store_true")
     p.add_argument("--wait-file")
     p.add_argument("--snap-pid", type=int)
+    p.add_argument("--before")
+    p.add_argument("--times", action="store_true")
     args = p.parse_args()
     try:
         if args.mode == "server":
@@ -161,6 +174,9 @@ def main():
         if not args.addr:
             p.error("client needs -a ADDR")
         return client(args)
+    except subprocess.CalledProcessError as e:
+        print(f"fuso_rr {args.mode}: --before: {e}", file=sys.stderr)
+        return 2
     except OSError as e:
         print(f"fuso_rr {args.mode}: {e}", file=sys.stderr)
         return 2
