@@ -16,8 +16,8 @@
 #   copies arrive on the other.  Side by side in one run, fuso=3 pushes the
 #   segments behind the hole to the data level (FusoRcvOfoPush) and, in
 #   virtual time (UML time-travel), its responses complete sooner than
-#   with fuso=1, which never touches the receiver counters; with DSS checksums the push stays off and the data
-#   arrives intact.
+#   with fuso=1, which never touches the receiver counters; with DSS
+#   checksums the push stays off and the data arrives intact.
 #
 #   ns1 (client)  ns1eth1 ------ path 1 ------ ns2eth1  ns2 (server)
 #                 10.0.1.1                     10.0.1.2
