@@ -11,7 +11,7 @@ SHELL := /bin/bash
 S := scripts
 
 .PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug selftests \
-	demo test test-full kunit series export check vm-help clean distclean
+	demo test test-full kunit series export check vm-help clean distclean bench
 
 all: deps build demo
 
@@ -52,6 +52,12 @@ selftests: kernel-qemu
 ## demo          two paths, loss on one, transfers with FUSO off and on
 demo:
 	$(S)/demo.sh
+
+## bench         the paper's testbed experiments, every scheme (QUICK=1: the CI size)
+##               options: FIGS=4a,7  FLOWS=1000  JOBS=2  OUT=build/bench/results
+bench: kernel-uml
+	$(S)/bench/bench.sh $(if $(QUICK),--quick) $(if $(FIGS),--fig $(FIGS)) \
+		$(if $(FLOWS),--flows $(FLOWS)) $(if $(JOBS),--jobs $(JOBS)) $(if $(OUT),--out $(OUT))
 
 ## test          the whole suite: builds, VM runner, KUnit, kselftests, series, checks
 test:
