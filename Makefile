@@ -1,6 +1,6 @@
 # FUSO for Linux MPTCP: the one entry point.
 #
-#   make            install what is missing, build everything, run the demo
+#   make            install what is missing, build everything, run the benchmark
 #   make test       the whole test suite (CI runs this)
 #   make help       every target
 #
@@ -13,7 +13,7 @@ S := scripts
 .PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug selftests \
 	demo test test-full kunit series export check vm-help clean distclean bench
 
-all: deps build demo
+all: deps build bench
 
 help:
 	@sed -n 's/^##//p' $(MAKEFILE_LIST)
@@ -49,7 +49,7 @@ kernel-debug: deps
 selftests: kernel-qemu
 	$(S)/build.sh selftests
 
-## demo          two paths, loss on one, transfers with FUSO off and on
+## demo          fuso.sh, verbose: two paths, loss on one, FUSO off and on
 demo:
 	$(S)/demo.sh
 

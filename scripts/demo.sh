@@ -1,7 +1,8 @@
 #!/bin/bash
-# The main job of `make` (until the benchmark lands): boot the FUSO kernel
-# under UML, run MPTCP transfers over two paths with loss on one, with
-# FUSO off and on, and show the FUSO sysctls and counters.
+# make demo: boot the FUSO kernel under UML, run MPTCP transfers over two
+# paths with loss on one, with FUSO off and on, and show the FUSO sysctls
+# and counters (fuso.sh, verbose).  The main job of `make` is the
+# benchmark (make bench).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
