@@ -455,6 +455,22 @@ static int send_req(struct conn *c)
 	return 0;
 }
 
+/* a non-blocking connect finished: fail loudly, or wait for data only */
+static void conn_connected(struct conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
+	if (err) {
+		fprintf(stderr, "fuso-tg: connect to server %d: %s\n", c->server, strerror(err));
+		exit(4);
+	}
+	c->connecting = 0;
+	epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
 static void start_on(struct conn *c, struct flow *f)
 {
 	c->busy = 1;
@@ -811,19 +827,7 @@ static int client_main(int argc, char **argv)
 				if (!c)
 					continue;
 				if (c->connecting && (evs[k].events & (EPOLLOUT | EPOLLERR))) {
-					int err = 0;
-					socklen_t l = sizeof(err);
-
-					getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
-					if (err) {
-						fprintf(stderr, "fuso-tg: connect to server %d: %s\n",
-							c->server, strerror(err));
-						exit(4);
-					}
-					c->connecting = 0;
-					ev.events = EPOLLIN;
-					ev.data.ptr = c;
-					epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+					conn_connected(c);
 					continue;
 				}
 				if ((evs[k].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && c == cur &&
@@ -879,19 +883,7 @@ static int client_main(int argc, char **argv)
 				continue;
 			}
 			if (c->connecting && (evs[k].events & (EPOLLOUT | EPOLLERR))) {
-				int err = 0;
-				socklen_t l = sizeof(err);
-
-				getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
-				if (err) {
-					fprintf(stderr, "fuso-tg: connect to server %d: %s\n",
-						c->server, strerror(err));
-					exit(4);
-				}
-				c->connecting = 0;
-				ev.events = EPOLLIN;
-				ev.data.ptr = c;
-				epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+				conn_connected(c);
 				if (c->busy)
 					send_req(c);
 			}
