@@ -11,7 +11,7 @@ SHELL := /bin/bash
 S := scripts
 
 .PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug selftests \
-	demo test test-full kunit series export check vm-help clean distclean bench
+	demo test test-full test-debug kunit series export check vm-help clean distclean bench
 
 all: deps build bench
 
@@ -63,9 +63,12 @@ bench: kernel-uml
 test:
 	$(S)/test.sh
 
-## test-full     the suite plus upstream mptcp_connect.sh with FUSO on (8 min more)
+## test-full     everything: the suite, the debug kernel in full, upstream selftests with FUSO on
 test-full:
 	$(S)/test.sh --full
+## test-debug    the debug kernel (KASAN, lockdep, kmemleak...): fuso.sh and the whole fault suite
+test-debug:
+	$(S)/test.sh --debug
 
 ## kunit         only the KUnit suites (UML and QEMU)
 kunit:

@@ -5,6 +5,10 @@
     ktap-check.py kselftest LOG TEST...    every TEST ran and passed, no skip
     ktap-check.py tap LOG                  a selftest run directly: its own
                                            result lines are the cases
+    ktap-check.py regress BASE LOG         the same selftest run twice: every
+                                           case that passed in BASE passes in
+                                           LOG (cases failing in both are
+                                           listed, not counted)
 
 Counts the test cases (nested result lines); a failed or skipped result at
 any level is a failure.  Prints each result and a closing 'N passed, N
@@ -28,7 +32,37 @@ def results(path):
                 yield nest, m.group(3) == 'ok', name.strip(), directive.strip()
 
 
+def regress(base, log):
+    """Cases of LOG that fail although they passed in BASE."""
+    def outcome(path):
+        return {name: ok and not d.upper().startswith('SKIP')
+                for _, ok, name, d in results(path)}
+    before, after = outcome(base), outcome(log)
+    bad = 0
+    for name, ok in after.items():
+        if ok:
+            print(f'ok:   {name}')
+        elif before.get(name):
+            bad += 1
+            print(f'FAIL: {name} (passes in {base})')
+        else:
+            print(f'known: {name} (fails in {base} too)')
+    for name, ok in before.items():
+        if ok and name not in after:
+            bad += 1
+            print(f'FAIL: {name} passed in {base} but did not run in {log}')
+    if not any(after.values()):
+        bad += 1
+        print(f'FAIL: no passing result in {log}')
+    known = sum(1 for n, ok in after.items() if not ok and not before.get(n))
+    print(f'regress: {sum(after.values())} passed, {bad} regressed, '
+          f'{known} failing in both runs')
+    sys.exit(1 if bad else 0)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == 'regress':
+        regress(sys.argv[2], sys.argv[3])
     if len(sys.argv) < 3 or sys.argv[1] not in ('kunit', 'kselftest', 'tap'):
         sys.exit(__doc__)
     mode, log, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -35,6 +35,7 @@ cmd_export() {
 
 cmd_series() { # OUTDIR
 	local out=${1:?series needs an output directory} work=$BUILD/series-work
+	out=$(realpath -m "$out") # git format-patch runs in $work
 	local p repo_path tree_path intro added
 	"$TOP/scripts/base-tree.sh" pristine "$work"
 	while read -r p; do
@@ -63,6 +64,7 @@ cmd_series() { # OUTDIR
 
 cmd_checkpatch() { # DIR
 	local dir=${1:?checkpatch needs a directory} p bad=0
+	dir=$(cd "$dir" && pwd) || die "no directory $1"
 	"$TOP/scripts/base-tree.sh" base
 	for p in "$dir"/*.patch; do
 		# Two checks are false positives here: FILE_PATH_CHANGES only

@@ -4,8 +4,12 @@
 # suite ends with a 'N passed, N failed' line and fails if any step did.
 #
 #   test.sh [STEP...]   run only these steps (default: the suite, in order)
-#   test.sh --full      the suite plus the upstream MPTCP selftests with
-#                       FUSO on (make test-full)
+#   test.sh --full      everything: the suite, fuso.sh in full on QEMU, the
+#                       whole fault suite and fuso.sh on the debug kernel,
+#                       and the upstream MPTCP selftests with FUSO on
+#                       (make test-full)
+#   test.sh --debug     the debug kernel: fuso.sh and the whole fault suite
+#                       (make test-debug)
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -64,35 +68,67 @@ kunit() { # TARGET
 	"$TOP/scripts/ktap-check.py" kunit "$out" mptcp-crypto mptcp-token mptcp-fuso
 }
 
-kselftest() { # TARGET TEST [VAR=VALUE...]
-	local out=$LOGS/kselftest-$1-$2.out t=$1 name=$2
+# kselftest TARGET TEST [VAR=VALUE...]: one selftest through the kselftest
+# runner; TARGET is uml, qemu or debug (the debug kernel under QEMU), and
+# VM_OPTS adds options for scripts/vm.
+kselftest() {
+	local out=$LOGS/kselftest-$1-$2.out t=$1 name=$2 vmt
 	shift 2
 	[ -x "$KST/run_kselftest.sh" ] || { echo "kselftests not built ($KST)"; return 1; }
-	(cd "$KST" && "$TOP/scripts/vm" "--$t" --log "$out" -- \
+	vmt=(--"$t")
+	[ "$t" = debug ] && vmt=(--qemu --debug)
+	# shellcheck disable=SC2086 # VM_OPTS is an option list
+	(cd "$KST" && "$TOP/scripts/vm" "${vmt[@]}" ${VM_OPTS:-} --log "$out" -- \
 		env SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 "$@" \
 		./run_kselftest.sh -t "net/mptcp:$name") >/dev/null
 	"$TOP/scripts/ktap-check.py" kselftest "$out" "$name"
 }
 
-# Upstream's mptcp_connect.sh with fixed loss/delay and FUSO (sender and
-# receiver) on in every namespace, as a regression guard.  The
-# mptcp_fuso_recovery tracepoint proves that FUSO did send copies.
-upstream_connect() { # TARGET
-	local out=$LOGS/upstream-$1-mptcp_connect.out
-	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" "--$1" --log "$out" -- bash -c '
+# The fault suite's cases that CI runs on the debug kernel (make test-debug
+# and make test-full run them all): one of each kind of fault, the
+# integrity check's control, and the concurrency case.
+FAULTS_CI="random-loss blackhole endpoint-del fallback fuso-flip many-conns control"
+
+# upstream_run FUSO OUT TEST [ARGS...]: an upstream MPTCP selftest on QEMU
+# with net.mptcp.fuso=FUSO (0: left alone) in every namespace it creates.
+# The mptcp_fuso_recovery tracepoint counts the copies FUSO sent; with
+# FUSO_NEED_COPIES=1 there must be some.
+upstream_run() {
+	local fuso=$1 out=$2 name=$3
+	shift 3
+	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" --qemu --log "$out" -- \
+		env FUSO="$fuso" FUSO_NEED_COPIES="${FUSO_NEED_COPIES:-0}" bash -c '
 		t=/sys/kernel/tracing
 		[ -d $t/events ] || mount -t tracefs nodev $t || exit 1
 		echo 1 > $t/events/mptcp/mptcp_fuso_recovery/enable || exit 1
-		SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 SELFTESTS_MPTCP_LIB_FUSO=3 \
-			./mptcp_connect.sh -d 5 -l 1% -r 0 -e tso
+		[ "$FUSO" = 0 ] || export SELFTESTS_MPTCP_LIB_FUSO=$FUSO
+		SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 ./"$0" "$@"
 		rc=$?
 		n=$(grep -c "mptcp_fuso_recovery:" $t/trace)
 		echo "# FUSO recovery copies traced: $n"
-		[ "$n" -gt 0 ] || { echo "# fuso=3 but FUSO sent no copy"; exit 1; }
-		exit $rc') >/dev/null
+		if [ "$FUSO" != 0 ] && [ "$FUSO_NEED_COPIES" = 1 ] && [ "$n" = 0 ]; then
+			echo "# fuso=$FUSO but FUSO sent no copy"
+			exit 1
+		fi
+		exit $rc' "$name" "$@") >/dev/null
+}
+
+# upstream TEST [ARGS...]: the regression guard.  The selftest runs twice,
+# FUSO off and then on (sender and receiver, fuso=3); every case that
+# passes with FUSO off must pass with it on.  Cases that fail both ways are
+# listed (they are about this test environment, not FUSO).
+upstream() {
+	local name=$1 base=$LOGS/upstream-qemu-$1.fuso0.out out=$LOGS/upstream-qemu-$1.out
+	shift
+	FUSO_NEED_COPIES=0 upstream_run 0 "$base" "$name" "$@"
+	upstream_run 3 "$out" "$name" "$@"
 	local rc=$?
-	"$TOP/scripts/ktap-check.py" tap "$out" || return 1
-	return $rc
+	grep -h "copies traced" "$base" "$out"
+	"$TOP/scripts/ktap-check.py" regress "$base" "$out" || return 1
+	# a failure outside the cases (setup, the copy count) still fails
+	grep -q "^# fuso=3 but FUSO sent no copy" "$out" && return 1
+	[ $rc = 0 ] || echo "exit status $rc with FUSO on; every case that passes without FUSO passed"
+	return 0
 }
 
 series_check() {
@@ -129,19 +165,50 @@ run() {
 		;;
 	vm) step vm-uml vm_selftest uml; step vm-qemu vm_selftest qemu ;;
 	kunit) step kunit-uml kunit uml; step kunit-qemu kunit qemu ;;
-	# fuso.sh in full on UML (exact virtual time); on QEMU (the x86
-	# kernel, emulated: slow) its IPv4 half.  make test-full: both in full.
+	# fuso.sh in full on UML (exact virtual time).  On QEMU (the x86
+	# kernel, emulated: slow) the suite runs it on the debug kernel (step
+	# debug); make test-full also runs it in full on the plain kernel.
 	fuso)
 		step fuso.sh-uml kselftest uml fuso.sh
+		[ -z "$full" ] || step fuso.sh-qemu kselftest qemu fuso.sh
+		;;
+	# The fault suite on UML, every case, in real time: under time-travel
+	# the many-connection case freezes virtual time with the FUSO sender
+	# on (Documentation/testing.md).
+	faults) VM_OPTS=--real-time step fuso_faults.sh-uml kselftest uml fuso_faults.sh ;;
+	# The debug kernel (KASAN, lockdep, kmemleak, UBSAN...): fuso.sh and
+	# the fault suite, fuso=3 in the fault suite; any kernel report, or a
+	# leak in the kmemleak scan at the end of each run, fails the step.
+	# The suite runs the IPv4 half of fuso.sh and FAULTS_CI; make
+	# test-debug and make test-full run everything.
+	debug)
+		step build-debug "$TOP/scripts/build.sh" kernel qemu --debug || return
 		if [ -n "$full" ]; then
-			step fuso.sh-qemu kselftest qemu fuso.sh
+			step fuso.sh-debug kselftest debug fuso.sh FUSO_TEST_SANITIZER=1
+			step fuso_faults.sh-debug kselftest debug fuso_faults.sh
 		else
-			step fuso.sh-qemu kselftest qemu fuso.sh FUSO_TEST_IP=4
+			step fuso.sh-debug kselftest debug fuso.sh FUSO_TEST_IP=4 \
+				FUSO_TEST_SANITIZER=1
+			step fuso_faults.sh-debug kselftest debug fuso_faults.sh \
+				FUSO_FAULTS_CASES="$FAULTS_CI"
 		fi
 		;;
-	# UML localizes kernel symbols, which defeats a kallsyms feature probe
-	# of mptcp_connect.sh: run it on QEMU.
-	upstream) step mptcp_connect.sh-qemu upstream_connect qemu ;;
+	# Upstream MPTCP selftests with FUSO on (make test-full).  UML
+	# localizes kernel symbols, which defeats the kallsyms feature probes
+	# of these scripts: run them on QEMU.
+	# UPSTREAM_TESTS picks some of them (default all).
+	upstream)
+		local u
+		for u in ${UPSTREAM_TESTS:-mptcp_connect.sh mptcp_join.sh simult_flows.sh diag.sh mptcp_sockopt.sh}; do
+			case "$u" in
+			mptcp_connect.sh)
+				FUSO_NEED_COPIES=1 step "$u-qemu" upstream "$u" -d 5 -l 1% -r 0 -e tso ;;
+			mptcp_join.sh|simult_flows.sh|diag.sh|mptcp_sockopt.sh)
+				step "$u-qemu" upstream "$u" ;;
+			*) die "UPSTREAM_TESTS: unknown selftest '$u'" ;;
+			esac
+		done
+		;;
 	# make bench QUICK=1: every scheme of the benchmark produces results
 	bench) step bench-quick "$TOP/scripts/bench/bench.sh" --quick --out "$BUILD/bench/quick" ;;
 	series) step series series_check && step nofuso-qemu nofuso_check ;;
@@ -153,12 +220,18 @@ run() {
 t_start=$(date +%s)
 steps=("$@")
 full=
-if [ "${1:-}" = --full ]; then
+case "${1:-}" in
+--full)
 	full=1
-	steps=(deps build vm kunit fuso bench upstream series w1)
-elif [ ${#steps[@]} = 0 ]; then
-	steps=(deps build vm kunit fuso bench series w1)
-fi
+	steps=(deps build vm kunit fuso faults debug bench upstream series w1)
+	;;
+--debug)
+	full=1
+	steps=(deps build debug)
+	;;
+--*) die "test.sh: unknown option '$1'" ;;
+"") steps=(deps build vm kunit fuso faults debug bench series w1) ;;
+esac
 for s in "${steps[@]}"; do
 	run "$s"
 done

@@ -35,9 +35,12 @@
 # FUSO_TEST_SIZE (KiB sent each way per transfer, default 512),
 # FUSO_TEST_VERBOSE=1 (show the FUSO sysctls and counters after each
 # transfer), FUSO_TEST_IP (the address families of the transfer, exchange
-# and receiver tests, default "4 6"; "4" halves the run time).
+# and receiver tests, default "4 6"; "4" halves the run time),
+# FUSO_TEST_SANITIZER=1 (a KASAN kernel under emulation: the subflow-hole
+# scenario's timing-bound checks only report).
 
 . "$(dirname "${0}")/mptcp_lib.sh"
+. "$(dirname "${0}")/fuso_lib.sh"
 
 # this test sets net.mptcp.fuso itself
 unset SELFTESTS_MPTCP_LIB_FUSO
@@ -53,10 +56,6 @@ timeout_poll=30
 timeout_test=$((timeout_poll * 2 + 1))
 MPTCP_LIB_TEST_FORMAT="%02u %-62s"
 
-fuso_counters="FusoRecovery FusoRecoverySameSubflow FusoNoBestSubflow
-	       FusoAllProtected FusoDeferred FusoRcvOfoPush FusoRcvOfoInSeq
-	       FusoRcvOfoSkip"
-
 #shellcheck disable=SC2317 # used in the trap
 cleanup()
 {
@@ -71,35 +70,7 @@ if ! python3 -c 'import socket' 2>/dev/null; then
 	exit "${KSFT_SKIP}"
 fi
 
-if [ ! -f /proc/sys/net/mptcp/fuso ]; then
-	mptcp_lib_pr_skip "FUSO not supported (CONFIG_MPTCP_FUSO)"
-	mptcp_lib_fail_if_expected_feature "FUSO sysctls"
-	exit "${KSFT_SKIP}"
-fi
-
-# $1: test name; $2: result (0 pass, 1 fail)
-result()
-{
-	if [ "${2}" = 0 ]; then
-		mptcp_lib_pr_ok
-	else
-		mptcp_lib_pr_fail
-		ret=${KSFT_FAIL}
-	fi
-	mptcp_lib_result_code "${2}" "${1}"
-}
-
-# $1: ns; $2: sysctl name under net.mptcp
-fuso_sysctl_get()
-{
-	ip netns exec "${1}" cat "/proc/sys/net/mptcp/${2}"
-}
-
-# $1: ns; $2: name; $3: value.  Prints the write error, if any.
-fuso_sysctl_write()
-{
-	ip netns exec "${1}" bash -c "echo '${3}' > /proc/sys/net/mptcp/${2}" 2>&1
-}
+fuso_lib_require
 
 # $1: ns; $2: name; $3: expected value
 check_value()
@@ -176,80 +147,18 @@ test_counters_exist()
 	result "counters exported" ${rc}
 }
 
-# $1: ns.  Sum of all FUSO counters.
-fuso_counter_sum()
-{
-	local sum=0
-	local c v
-
-	for c in ${fuso_counters}; do
-		v=$(mptcp_lib_get_counter "${1}" "MPTcpExt${c}") || return 1
-		sum=$((sum + v))
-	done
-	echo "${sum}"
-}
-
-# $1: ns; $2: dev
-tx_bytes()
-{
-	ip netns exec "${1}" cat "/sys/class/net/${2}/statistics/tx_bytes"
-}
-
-# $1: ns; $2: dev
-mac()
-{
-	ip netns exec "${1}" cat "/sys/class/net/${2}/address"
-}
-
 setup()
 {
 	tmpdir=$(mktemp -d)
 	trap cleanup EXIT
 
-	mptcp_lib_ns_init ns1 ns2
-
-	local i
-	for i in 1 2; do
-		ip link add "ns1eth${i}" netns "${ns1}" type veth \
-			peer name "ns2eth${i}" netns "${ns2}"
-		ip -net "${ns1}" addr add "10.0.${i}.1/24" dev "ns1eth${i}"
-		ip -net "${ns1}" addr add "dead:beef:${i}::1/64" dev "ns1eth${i}" nodad
-		ip -net "${ns1}" link set "ns1eth${i}" up
-		ip -net "${ns2}" addr add "10.0.${i}.2/24" dev "ns2eth${i}"
-		ip -net "${ns2}" addr add "dead:beef:${i}::2/64" dev "ns2eth${i}" nodad
-		ip -net "${ns2}" link set "ns2eth${i}" up
-	done
-
-	# The path 2 subflow is bound to ns1eth2 but goes to the server's
-	# path 1 address: give each path a default route.
-	ip -net "${ns1}" route add default via 10.0.1.2
-	ip -net "${ns1}" route add default via dead:beef:1::2
-	ip -net "${ns1}" route add default via 10.0.2.2 metric 101
-	ip -net "${ns1}" route add default via dead:beef:2::2 metric 101
-
-	# Static neighbours: no ARP/NDP through the lossy path.
-	for i in 1 2; do
-		ip -net "${ns1}" neigh replace "10.0.${i}.2" dev "ns1eth${i}" \
-			lladdr "$(mac "${ns2}" "ns2eth${i}")" nud permanent
-		ip -net "${ns1}" neigh replace "dead:beef:${i}::2" dev "ns1eth${i}" \
-			lladdr "$(mac "${ns2}" "ns2eth${i}")" nud permanent
-		ip -net "${ns2}" neigh replace "10.0.${i}.1" dev "ns2eth${i}" \
-			lladdr "$(mac "${ns1}" "ns1eth${i}")" nud permanent
-		ip -net "${ns2}" neigh replace "dead:beef:${i}::1" dev "ns2eth${i}" \
-			lladdr "$(mac "${ns1}" "ns1eth${i}")" nud permanent
-	done
+	fuso_lib_setup_paths
 
 	# 1 ms each way on both paths; random loss on path 2 only.
 	tc -n "${ns1}" qdisc add dev ns1eth1 root netem delay 1ms
 	tc -n "${ns2}" qdisc add dev ns2eth1 root netem delay 1ms
 	tc -n "${ns1}" qdisc add dev ns1eth2 root netem delay 1ms loss "${loss}"
 	tc -n "${ns2}" qdisc add dev ns2eth2 root netem delay 1ms loss "${loss}"
-
-	# The client adds one subflow on path 2; the server accepts it.
-	mptcp_lib_pm_nl_set_limits "${ns1}" 2 2
-	mptcp_lib_pm_nl_set_limits "${ns2}" 2 2
-	mptcp_lib_pm_nl_add_endpoint "${ns1}" 10.0.2.1 dev ns1eth2 flags subflow
-	mptcp_lib_pm_nl_add_endpoint "${ns1}" dead:beef:2::1 dev ns1eth2 flags subflow
 
 	mptcp_lib_make_file "${tmpdir}/cin" 1024 "${size_kb}"
 	mptcp_lib_make_file "${tmpdir}/sin" 1024 "${size_kb}"
@@ -359,13 +268,6 @@ show_state()
 			'MPTcpExtFuso*' |
 			awk 'NR > 1 { printf "        %-32s %s\n", $1, $2 }'
 	done
-}
-
-# Recovery copies sent so far, both namespaces.
-fuso_recoveries()
-{
-	echo $(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRecovery) +
-		$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecovery)))
 }
 
 # Receiver counters so far, both namespaces: "PUSH ALL", the pushes and
@@ -768,6 +670,21 @@ ofo_drops_ok()
 # deliver intact data; only fuso=3 may push, and it must, and its
 # responses must complete sooner.
 # $1: family
+# The subflow-hole scenario needs the copies to win the race against the
+# hole's retransmission.  On a sanitizer kernel under emulation (KASAN and
+# TCG: responses take about 100 ms instead of 4-8) they do not, so with
+# FUSO_TEST_SANITIZER=1 those checks only report; the data checks, the
+# fuso=1 receiver check and the kernel's own checks still count.
+ofo_timing_fail()
+{
+	if [ "${FUSO_TEST_SANITIZER:-0}" = 1 ]; then
+		mptcp_lib_pr_info "${*} (not checked on a sanitizer kernel)"
+		return 0
+	fi
+	mptcp_lib_pr_fail "${@}"
+	return 1
+}
+
 test_ofo_push()
 {
 	local family=${1}
@@ -790,9 +707,8 @@ test_ofo_push()
 			rc=1
 		fi
 		if [ $((ofo_copies - ofo_same)) -lt 1 ]; then
-			mptcp_lib_pr_fail "fuso=${mode}: no copy on the other path" \
-				"(copies ${ofo_copies}, same subflow ${ofo_same})"
-			rc=1
+			ofo_timing_fail "fuso=${mode}: no copy on the other path" \
+				"(copies ${ofo_copies}, same subflow ${ofo_same})" || rc=1
 		fi
 		if [ "${mode}" = 1 ]; then
 			t1=${ofo_total_us}
@@ -805,9 +721,8 @@ test_ofo_push()
 		else
 			t3=${ofo_total_us}
 			if [ "${ofo_push}" -lt 1 ] || [ "${ofo_inseq}" -lt 1 ]; then
-				mptcp_lib_pr_fail "fuso=3: push ${ofo_push}, in seq" \
-					"${ofo_inseq}: expected both >= 1"
-				rc=1
+				ofo_timing_fail "fuso=3: push ${ofo_push}, in seq" \
+					"${ofo_inseq}: expected both >= 1" || rc=1
 			fi
 		fi
 	done
@@ -931,13 +846,6 @@ test_tracepoint()
 	fi
 	echo > "${t}/trace"
 	result "${name}" ${rc}
-}
-
-# $1: mode
-set_mode()
-{
-	fuso_sysctl_write "${ns1}" fuso "${1}" >/dev/null
-	fuso_sysctl_write "${ns2}" fuso "${1}" >/dev/null
 }
 
 # $1: expected "zero" or "any"

@@ -5,11 +5,12 @@
 #
 #   fuso_rr.py server [-6] -p PORT
 #       Accept connections; answer each request with the response it asks
-#       for, until the client closes.  Serves until killed.
+#       for, until the client closes (a thread per connection).  Serves
+#       until killed.
 #
 #   fuso_rr.py client [-6] -p PORT -a ADDR [-n N] [-s SIZES] [-q REQ]
 #                     [--new-conn] [--wait-file F] [--snap-pid PID]
-#                     [--before CMD] [--times]
+#                     [--before CMD] [--times] [--conns C]
 #       N exchanges (default 10): send a request of REQ bytes (default 100)
 #       asking for the next size in SIZES (comma-separated bytes, cycled),
 #       read the response and check every byte.  With --new-conn each
@@ -22,6 +23,9 @@
 #       the first (the warm-up), outside the timed part.  With --times,
 #       print "time_us K T" for each exchange K but the first: T is the
 #       time from sending the request to the last byte of the response.
+#       With --conns, open C connections at once and run the N exchanges
+#       on each of them concurrently (one thread each); print "checked
+#       C connections, E exchanges, B bytes" at the end.
 #
 # A request is: 4 bytes response size, 4 bytes exchange number, padding.
 # Response byte i of exchange k is (k * 131 + i) & 0xff.
@@ -34,6 +38,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 IPPROTO_MPTCP = getattr(socket, "IPPROTO_MPTCP", 262)
@@ -75,15 +80,19 @@ def server(args):
     s = socket.socket(family(args), socket.SOCK_STREAM, IPPROTO_MPTCP)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind(("::" if args.ipv6 else "0.0.0.0", args.port))
-    s.listen(16)
+    s.listen(256)
     while True:
         c, _ = s.accept()
         c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            serve_conn(c)
-        except OSError as e:
-            print(f"fuso_rr server: {e}", file=sys.stderr)
-        c.close()
+        threading.Thread(target=serve_thread, args=(c,), daemon=True).start()
+
+
+def serve_thread(c):
+    try:
+        serve_conn(c)
+    except OSError as e:
+        print(f"fuso_rr server: {e}", file=sys.stderr)
+    c.close()
 
 
 def snapshot(pid):
@@ -120,7 +129,46 @@ def exchange(s, k, size, req):
     return True
 
 
+def many(args):
+    """--conns: N exchanges on each of C concurrent connections."""
+    sizes = [int(x) for x in args.sizes.split(",")]
+    conns = [connect(args) for _ in range(args.conns)]
+    start = threading.Barrier(args.conns)
+    failed = []
+
+    def run(i, s):
+        try:
+            start.wait()
+            for k in range(args.n):
+                if not exchange(s, i * args.n + k, sizes[k % len(sizes)],
+                                args.req):
+                    failed.append(i)
+                    return
+        except (OSError, threading.BrokenBarrierError) as e:
+            print(f"fuso_rr: connection {i}: {e}", file=sys.stderr)
+            failed.append(i)
+        finally:
+            s.close()
+
+    threads = [threading.Thread(target=run, args=(i, s))
+               for i, s in enumerate(conns)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failed:
+        print(f"fuso_rr: {len(failed)} of {args.conns} connections failed",
+              file=sys.stderr)
+        return 1
+    nbytes = args.conns * sum(sizes[k % len(sizes)] for k in range(args.n))
+    print(f"checked {args.conns} connections, {args.conns * args.n}"
+          f" exchanges, {nbytes} bytes")
+    return 0
+
+
 def client(args):
+    if args.conns:
+        return many(args)
     sizes = [int(x) for x in args.sizes.split(",")]
     s = None
     for k in range(args.n):
@@ -167,6 +215,7 @@ def main():
     p.add_argument("--snap-pid", type=int)
     p.add_argument("--before")
     p.add_argument("--times", action="store_true")
+    p.add_argument("--conns", type=int, default=0)
     args = p.parse_args()
     try:
         if args.mode == "server":
