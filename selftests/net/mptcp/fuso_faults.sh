@@ -4,7 +4,8 @@
 # FUSO fault suite: MPTCP with FUSO on (fuso=3, sender and receiver) under
 # the faults that networks and their operators produce.  Every case runs
 # transfers between two namespaces over two paths (fuso_lib.sh: 1 ms and
-# 20 Mbit/s each way on each path) while the fault hits, and checks:
+# 20 Mbit/s each way on each path, 4 Mbit/s for the mid-transfer faults)
+# while the fault hits, and checks:
 # - integrity: every byte arrives intact (cmp of both directions of every
 #   transfer; the many-connection case checks every byte of every
 #   response);
@@ -70,7 +71,7 @@ mode=${FUSO_FAULTS_MODE:-3}
 port=20000
 timeout_poll=30
 timeout_test=90
-base_netem="delay 1ms rate 20mbit"
+rate=20mbit
 tiny_buf=${FUSO_FAULTS_TINY_BUF:-4096}
 MPTCP_LIB_TEST_FORMAT="%02u %-62s"
 
@@ -120,8 +121,8 @@ path_netem()
 	local ns=${1} dev=${2}
 
 	shift 2
-	# shellcheck disable=SC2086 # base_netem is a parameter list
-	tc -n "${ns}" qdisc replace dev "${dev}" root netem ${base_netem} "${@}"
+	tc -n "${ns}" qdisc replace dev "${dev}" root netem delay 1ms \
+		rate "${rate}" "${@}"
 }
 
 # $1...: netem parameters for path 2, both directions
@@ -173,6 +174,7 @@ corrupt_off()
 # buffers and checksums, both endpoints in place.
 baseline()
 {
+	rate=20mbit
 	path1
 	path2
 	set_mode "${mode}"
@@ -243,6 +245,20 @@ xfer_wait_progress()
 	done
 	mptcp_lib_pr_fail "${xfer_desc[${1}]}: no progress in 30 s"
 	return 1
+}
+
+# Start one transfer and wait until a quarter of it is through: the
+# moment for a mid-transfer fault.  Fails if it never got there or has
+# already ended.
+xfer_start_mid()
+{
+	# 4 Mbit/s per path: a transfer lasts about a second, time enough
+	# to see it a quarter through on a loaded machine
+	rate=4mbit
+	path1
+	path2
+	xfer_start MPTCP MPTCP
+	xfer_wait_progress 0 && xfer_running 0
 }
 
 # Is transfer $1 still running?  (A mid-transfer fault must find it so.)
@@ -346,9 +362,7 @@ case_blackhole()
 {
 	local rc=0
 
-	xfer_start MPTCP MPTCP
-	xfer_wait_progress 0 || rc=1
-	xfer_running 0 || rc=1
+	xfer_start_mid || rc=1
 	path2 loss 100%
 	xfer_wait_all || rc=1
 	return ${rc}
@@ -371,9 +385,7 @@ case_link_flap()
 {
 	local rc=0
 
-	xfer_start MPTCP MPTCP
-	xfer_wait_progress 0 || rc=1
-	xfer_running 0 || rc=1
+	xfer_start_mid || rc=1
 	ip -n "${ns1}" link set ns1eth2 down
 	sleep 1
 	ip -n "${ns1}" link set ns1eth2 up
@@ -389,9 +401,7 @@ case_endpoint_del()
 	local rc=0 rm0
 
 	rm0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtRmSubflow)
-	xfer_start MPTCP MPTCP
-	xfer_wait_progress 0 || rc=1
-	xfer_running 0 || rc=1
+	xfer_start_mid || rc=1
 	mptcp_lib_pm_nl_del_endpoint "${ns1}" 2 10.0.2.1
 	xfer_wait_all || rc=1
 	if [ "$(mptcp_lib_get_counter "${ns1}" MPTcpExtRmSubflow)" = "${rm0}" ]; then
