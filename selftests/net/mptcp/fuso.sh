@@ -36,8 +36,11 @@
 # FUSO_TEST_VERBOSE=1 (show the FUSO sysctls and counters after each
 # transfer), FUSO_TEST_IP (the address families of the transfer, exchange
 # and receiver tests, default "4 6"; "4" halves the run time),
-# FUSO_TEST_SANITIZER=1 (a KASAN kernel under emulation: the subflow-hole
-# scenario's timing-bound checks only report).
+# FUSO_TEST_PARTS (the parts that run, default "knobs 0 1 3": knobs the
+# sysctl and counter tests, 0 the FUSO-off baseline, 1 the sender and the
+# tracepoint, 3 the sender with the receiver), FUSO_TEST_SANITIZER=1 (a
+# KASAN kernel under emulation: the subflow-hole scenario's timing-bound
+# checks only report).
 
 . "$(dirname "${0}")/mptcp_lib.sh"
 . "$(dirname "${0}")/fuso_lib.sh"
@@ -51,6 +54,7 @@ tmpdir=""
 ret=0
 loss=${FUSO_TEST_LOSS:-2%}
 size_kb=${FUSO_TEST_SIZE:-512}
+parts=${FUSO_TEST_PARTS:-knobs 0 1 3}
 port=10000
 timeout_poll=30
 timeout_test=$((timeout_poll * 2 + 1))
@@ -875,50 +879,73 @@ ip_ok()
 	return 1
 }
 
+# part_ok PART: is PART in FUSO_TEST_PARTS?
+part_ok()
+{
+	case " ${parts} " in
+	*" ${1} "*) return 0 ;;
+	esac
+	return 1
+}
+
 case " ${FUSO_TEST_IP:-4 6} " in
 *" 4 "*|*" 6 "*) ;;
 *) echo "FUSO_TEST_IP must list 4 and/or 6, not '${FUSO_TEST_IP}'" >&2; exit 1 ;;
 esac
+for p in ${parts}; do
+	case "${p}" in
+	knobs|0|1|3) ;;
+	*) echo "FUSO_TEST_PARTS: '${p}' is not one of knobs 0 1 3" >&2; exit 1 ;;
+	esac
+done
 
 setup
 
-test_sysctl_defaults
-test_sysctl_range fuso 3
-test_sysctl_range fuso_alpha 100
-test_sysctl_range fuso_beta 100
-fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
-fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
-test_counters_exist
+if part_ok knobs; then
+	test_sysctl_defaults
+	test_sysctl_range fuso 3
+	test_sysctl_range fuso_alpha 100
+	test_sysctl_range fuso_beta 100
+	fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
+	fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
+	test_counters_exist
+fi
 
-set_mode 0
-ip_ok 4 && do_transfer 0 4
-ip_ok 6 && do_transfer 0 6
-ip_ok 4 && test_rr 0 4 persistent
-ip_ok 6 && test_rr 0 6 new
-ip_ok 4 && test_tail_loss 0 4
-ip_ok 6 && test_tail_loss 0 6
-test_counters_off
+if part_ok 0; then
+	set_mode 0
+	ip_ok 4 && do_transfer 0 4
+	ip_ok 6 && do_transfer 0 6
+	ip_ok 4 && test_rr 0 4 persistent
+	ip_ok 6 && test_rr 0 6 new
+	ip_ok 4 && test_tail_loss 0 4
+	ip_ok 6 && test_tail_loss 0 6
+	test_counters_off
+fi
 
-set_mode 1
-ip_ok 4 && do_transfer 1 4
-ip_ok 6 && do_transfer 1 6
-ip_ok 4 && test_rr 1 4 persistent
-ip_ok 6 && test_rr 1 6 persistent
-ip_ok 4 && test_rr 1 4 new
-ip_ok 6 && test_rr 1 6 new
-ip_ok 4 && test_tail_loss 1 4
-ip_ok 6 && test_tail_loss 1 6
-test_tracepoint
+if part_ok 1; then
+	set_mode 1
+	ip_ok 4 && do_transfer 1 4
+	ip_ok 6 && do_transfer 1 6
+	ip_ok 4 && test_rr 1 4 persistent
+	ip_ok 6 && test_rr 1 6 persistent
+	ip_ok 4 && test_rr 1 4 new
+	ip_ok 6 && test_rr 1 6 new
+	ip_ok 4 && test_tail_loss 1 4
+	ip_ok 6 && test_tail_loss 1 6
+	test_tracepoint
+fi
 
-set_mode 3
-ip_ok 4 && do_transfer 3 4
-ip_ok 6 && do_transfer 3 6
-ip_ok 4 && test_rr 3 4 persistent
-ip_ok 6 && test_rr 3 6 new
-ip_ok 4 && test_tail_loss 3 4
-ip_ok 4 && test_ofo_push 4
-ip_ok 6 && test_ofo_push 6
-ip_ok 4 && test_ofo_csum 4
+if part_ok 3; then
+	set_mode 3
+	ip_ok 4 && do_transfer 3 4
+	ip_ok 6 && do_transfer 3 6
+	ip_ok 4 && test_rr 3 4 persistent
+	ip_ok 6 && test_rr 3 6 new
+	ip_ok 4 && test_tail_loss 3 4
+	ip_ok 4 && test_ofo_push 4
+	ip_ok 6 && test_ofo_push 6
+	ip_ok 4 && test_ofo_csum 4
+fi
 
 mptcp_lib_result_print_all_tap
 exit ${ret}
