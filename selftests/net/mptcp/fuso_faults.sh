@@ -48,6 +48,9 @@
 #                      the control case does): every case but the control
 #                      must then fail.  Proves that each case's checks catch
 #                      a corrupted byte.
+#   FUSO_FAULTS_SLOW   a whole factor (1..10, default 1) for every time
+#                      bound: for sanitizer kernels under emulation, where
+#                      starting a program takes most of a second
 #
 # Needs python3 (fuso_rr.py), and iptables and tc with the mangle table, the
 # statistic and length matches, clsact, fw and pedit (control case).
@@ -69,8 +72,14 @@ cases=${FUSO_FAULTS_CASES:-random-loss bursty-loss blackhole loss-all reorder
 break_mode=${FUSO_FAULTS_BREAK:-}
 mode=${FUSO_FAULTS_MODE:-3}
 port=20000
-timeout_poll=30
-timeout_test=90
+slow=${FUSO_FAULTS_SLOW:-1}
+if [[ ! "${slow}" =~ ^([1-9]|10)$ ]]; then
+	echo "FUSO_FAULTS_SLOW must be a whole number from 1 to 10, not '${slow}'" >&2
+	exit 1
+fi
+timeout_poll=$((30 * slow))
+timeout_test=$((90 * slow))
+dump_after=$((20 * slow))
 rate=20mbit
 tiny_buf=${FUSO_FAULTS_TINY_BUF:-4096}
 MPTCP_LIB_TEST_FORMAT="%02u %-62s"
@@ -233,17 +242,18 @@ xfer_start()
 }
 
 # Wait until transfer $1 has delivered a quarter of the server's data to
-# the client (up to 30 s): the moment for a mid-transfer fault.
+# the client (up to timeout_poll, 30 s): the moment for a mid-transfer
+# fault.
 xfer_wait_progress()
 {
 	local want=$((size_kb * 1024 / 4))
-	local i
+	local end=$((SECONDS + timeout_poll))
 
-	for i in $(seq 3000); do
+	while [ ${SECONDS} -lt ${end} ]; do
 		[ "$(stat -c %s "${tmpdir}/cout${1}")" -ge ${want} ] && return 0
 		sleep 0.01
 	done
-	mptcp_lib_pr_fail "${xfer_desc[${1}]}: no progress in 30 s"
+	mptcp_lib_pr_fail "${xfer_desc[${1}]}: no progress in ${timeout_poll} s"
 	return 1
 }
 
@@ -567,7 +577,7 @@ run_case()
 	echo "${marker}" > /dev/kmsg
 	copies0=$(fuso_recoveries)
 	t0=$(date +%s)
-	( sleep 20; echo "# case ${name} still running after 20 s:"; dump_state ) &
+	( sleep ${dump_after}; echo "# case ${name} still running after ${dump_after} s:"; dump_state ) &
 	dump_pid=$!
 	"case_${name//-/_}" || rc=1
 	kill "${dump_pid}" 2>/dev/null
