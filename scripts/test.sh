@@ -183,9 +183,10 @@ run() {
 	# in the kmemleak scan at the end of each run, fails the step.  Under
 	# emulation with the sanitizers starting a program takes most of a
 	# second: the fault suite's time bounds are 3 times longer there
-	# (FUSO_FAULTS_SLOW), and the suite runs a part: the fuso=3 part of
-	# fuso.sh (sender and receiver), IPv4, 128 KiB transfers; and
-	# FAULTS_CI.  make test-debug and make test-full run everything.
+	# (FUSO_FAULTS_SLOW), and the suite runs a part: fuso.sh's fuso=3
+	# transfers, exchanges and tail loss (sender and receiver on), IPv4,
+	# 128 KiB; and FAULTS_CI.  make test-debug and make test-full run
+	# everything.
 	debug)
 		step build-debug "$TOP/scripts/build.sh" kernel qemu --debug || return
 		if [ -n "$full" ]; then
