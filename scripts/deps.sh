@@ -22,5 +22,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
 		die "apt-get install failed for: ${missing[*]}"
 fi
+# Disk: the unpacked base tree, the kernels' object directories and the
+# series check take about 8 GiB under $BUILD (more than 10 GiB with
+# make bench's data).  Fail here, not with "No space left on device" in
+# the middle of a kernel build.
+need_kib=$((10 * 1024 * 1024))
+mkdir -p "$BUILD"
+have_kib=$(du -sk "$BUILD" 2>/dev/null | cut -f1)
+free_kib=$(df -Pk "$BUILD" | awk 'NR == 2 { print $4 }')
+[ -n "$free_kib" ] || die "cannot read the free space of $BUILD (df)"
+if [ $((free_kib + have_kib)) -lt "$need_kib" ]; then
+	die "not enough disk space: $BUILD has $((have_kib / 1024)) MiB, its file system $((free_kib / 1024)) MiB free; the build needs about $((need_kib / 1024)) MiB in all (free some space, or set BUILD= to a larger file system)"
+fi
+log "disk: $((free_kib / 1024 / 1024)) GiB free for $BUILD"
 # The base tree package is pinned; base-tree.sh installs it when needed.
 log "dependencies present"

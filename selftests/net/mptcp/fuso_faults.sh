@@ -577,7 +577,11 @@ run_case()
 	echo "${marker}" > /dev/kmsg
 	copies0=$(fuso_recoveries)
 	t0=$(date +%s)
-	( sleep ${dump_after}; echo "# case ${name} still running after ${dump_after} s:"; dump_state ) &
+	(
+		sleep ${dump_after}
+		echo "# case ${name} still running after ${dump_after} s:"
+		dump_state
+	) &
 	dump_pid=$!
 	"case_${name//-/_}" || rc=1
 	kill "${dump_pid}" 2>/dev/null
