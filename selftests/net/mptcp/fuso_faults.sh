@@ -4,7 +4,7 @@
 # FUSO fault suite: MPTCP with FUSO on (fuso=3, sender and receiver) under
 # the faults that networks and their operators produce.  Every case runs
 # transfers between two namespaces over two paths (fuso_lib.sh: 1 ms and
-# 20 Mbit/s each way on each path, 4 Mbit/s for the mid-transfer faults)
+# 20 Mbit/s each way on each path, 1 Mbit/s for the mid-transfer faults)
 # while the fault hits, and checks:
 # - integrity: every byte arrives intact (cmp of both directions of every
 #   transfer; the many-connection case checks every byte of every
@@ -13,8 +13,10 @@
 #   stalls fails the case;
 # - the kernel log: no new BUG/WARNING/KASAN/UBSAN/lockdep/RCU/kmemleak
 #   report while the case ran.
-# A fault meant to hit mid-transfer must hit while the transfer runs, or
-# the case fails (it would have tested nothing).
+# A fault meant to hit mid-transfer must hit while the transfer runs: the
+# transfer must still be running, with data still to come, both when the
+# fault is about to be applied and once it is in place, or the case fails
+# (it would have tested nothing).
 #
 # Cases (FUSO_FAULTS_CASES, default all, in this order):
 #   random-loss    2 % random loss on path 2
@@ -49,7 +51,8 @@
 #                      must then fail.  Proves that each case's checks catch
 #                      a corrupted byte.
 #   FUSO_FAULTS_SLOW   a whole factor (1..10, default 1) for every time
-#                      bound: for sanitizer kernels under emulation, where
+#                      bound, and a divisor of the mid-transfer faults'
+#                      rate: for sanitizer kernels under emulation, where
 #                      starting a program takes most of a second
 #
 # Needs python3 (fuso_rr.py), and iptables and tc with the mangle table, the
@@ -64,6 +67,7 @@ unset SELFTESTS_MPTCP_LIB_FUSO
 ns1=""
 ns2=""
 tmpdir=""
+sin_size=0
 ret=0
 size_kb=${FUSO_FAULTS_SIZE:-1024}
 cases=${FUSO_FAULTS_CASES:-random-loss bursty-loss blackhole loss-all reorder
@@ -212,6 +216,7 @@ setup()
 	path2
 	mptcp_lib_make_file "${tmpdir}/cin" 1024 "${size_kb}"
 	mptcp_lib_make_file "${tmpdir}/sin" 1024 "${size_kb}"
+	sin_size=$(stat -c %s "${tmpdir}/sin")
 }
 
 # --- transfers ---------------------------------------------------------
@@ -262,20 +267,24 @@ xfer_wait_progress()
 # already ended.
 xfer_start_mid()
 {
-	# 4 Mbit/s per path: a transfer lasts about a second, time enough
-	# to see it a quarter through on a loaded machine
-	rate=4mbit
+	# 1 Mbit/s per path, divided by FUSO_FAULTS_SLOW: a transfer lasts
+	# about 4 s (12 s on a sanitizer kernel under emulation, where each
+	# program that watches the transfer or applies the fault takes about
+	# a second to start), so the fault lands while it runs
+	rate=$((1000 / slow))kbit
 	path1
 	path2
 	xfer_start MPTCP MPTCP
-	xfer_wait_progress 0 && xfer_running 0
+	xfer_wait_progress 0 && xfer_running 0 "before the fault"
 }
 
-# Is transfer $1 still running?  (A mid-transfer fault must find it so.)
+# Is transfer $1 still running, with server data still to come?  (A
+# mid-transfer fault must find it so; $2 says when it was checked.)
 xfer_running()
 {
-	if ! kill -0 "${xfer_cpid[${1}]}" 2>/dev/null; then
-		mptcp_lib_pr_fail "${xfer_desc[${1}]} ended before the fault: nothing tested"
+	if ! kill -0 "${xfer_cpid[${1}]}" 2>/dev/null ||
+	   [ "$(stat -c %s "${tmpdir}/cout${1}")" -ge "${sin_size}" ]; then
+		mptcp_lib_pr_fail "${xfer_desc[${1}]} had ended ${2}: nothing tested"
 		return 1
 	fi
 	return 0
@@ -304,7 +313,7 @@ xfer_wait_all()
 		mptcp_lib_check_transfer "${tmpdir}/cin" "${tmpdir}/sout${k}" \
 			"${xfer_desc[k]}: data client -> server" || rc=1
 		n_transfers=$((n_transfers + 2))
-		n_bytes=$((n_bytes + $(stat -c %s "${tmpdir}/sin") +
+		n_bytes=$((n_bytes + sin_size +
 			  $(stat -c %s "${tmpdir}/cin")))
 	done
 	xfer_n=0
@@ -374,6 +383,7 @@ case_blackhole()
 
 	xfer_start_mid || rc=1
 	path2 loss 100%
+	xfer_running 0 "when the fault was in place" || rc=1
 	xfer_wait_all || rc=1
 	return ${rc}
 }
@@ -397,6 +407,7 @@ case_link_flap()
 
 	xfer_start_mid || rc=1
 	ip -n "${ns1}" link set ns1eth2 down
+	xfer_running 0 "when the link went down" || rc=1
 	sleep 1
 	ip -n "${ns1}" link set ns1eth2 up
 	# the link's routes went with it; the static neighbours too
@@ -413,6 +424,7 @@ case_endpoint_del()
 	rm0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtRmSubflow)
 	xfer_start_mid || rc=1
 	mptcp_lib_pm_nl_del_endpoint "${ns1}" 2 10.0.2.1
+	xfer_running 0 "when the endpoint was deleted" || rc=1
 	xfer_wait_all || rc=1
 	if [ "$(mptcp_lib_get_counter "${ns1}" MPTcpExtRmSubflow)" = "${rm0}" ]; then
 		mptcp_lib_pr_fail "deleting the endpoint removed no subflow"
