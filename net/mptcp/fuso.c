@@ -38,9 +38,10 @@
  *      C_l is Q16 fixed point.  A subflow that never retransmitted scores 0;
  *      one that never sent scores infinity.
  *   2. The *best* subflow can take a copy now (active, not in loss recovery,
- *      nothing queued, spare cwnd and receive window, not a backup unless
- *      nothing else can) and has the smallest (C_l, srtt).  A never-sent
- *      subflow is the last choice; if all are never-sent, pick at random.
+ *      nothing queued, spare cwnd and receive window; a backup only if no
+ *      other subflow is active, as for new data) and has the smallest
+ *      (C_l, srtt).  A never-sent subflow is the last choice; if all are
+ *      never-sent, pick at random.
  *   3. The *worst* subflow has sent data that is neither ACKed nor SACKed nor
  *      yet protected, and has the largest (C_l, srtt).  Best and worst may be
  *      the same subflow: a copy on the same path still makes TCP detect the
@@ -361,7 +362,10 @@ EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_pick_worst);
  * @n: number of candidates
  * @rnd: a random number, used when no candidate ever sent data
  *
- * Backup subflows are considered only if no other candidate is best_ok.
+ * Backup subflows are considered only if no other candidate is active, the
+ * rule of mptcp_subflow_get_send(): a non-backup subflow that is active but
+ * cannot take a copy now (in loss recovery after its link failed, say)
+ * keeps the copy off the backups.
  * Among those considered, the one with the smallest (C_l, srtt) wins, the
  * first on a full tie; never-sent subflows (MPTCP_FUSO_INF) come last, and
  * if every one considered never sent, @rnd picks one.
@@ -371,9 +375,13 @@ EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_pick_worst);
 VISIBLE_IF_KUNIT int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c,
 					  int n, u32 rnd)
 {
-	int pass, i, b, cnt;
+	int pass, passes = 2, i, b, cnt;
 
-	for (pass = 0; pass < 2; pass++) {
+	for (i = 0; i < n; i++)
+		if (c[i].active && !c[i].backup)
+			passes = 1;
+
+	for (pass = 0; pass < passes; pass++) {
 		bool backup = pass;
 
 		b = -1;
@@ -770,6 +778,7 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			c->srtt_us = READ_ONCE(tcp_sk(ssks[n])->srtt_us) >> 3;
 			c->worst_ok = mptcp_fuso_worst_ok(subflow);
 			c->best_ok = mptcp_fuso_best_ok(subflow, 0, &quotas[n]);
+			c->active = mptcp_subflow_active(subflow);
 			c->backup = subflow->backup || subflow->request_bkup;
 			/* racy: only decides whether to go quiet */
 			unsent |= !!data_race(tcp_send_head(ssks[n]));

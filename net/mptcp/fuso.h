@@ -47,7 +47,8 @@ struct mptcp_fuso_cand {
 	u32	srtt_us;
 	u8	worst_ok:1,	/* has sent data that may still need a copy */
 		best_ok:1,	/* can take a copy now */
-		backup:1;	/* backup subflow: best only if no other can */
+		active:1,	/* usable for data (mptcp_subflow_active()) */
+		backup:1;	/* backup subflow: best only if no other is active */
 };
 
 #ifdef CONFIG_MPTCP_FUSO

@@ -160,7 +160,7 @@ static void mptcp_fuso_test_cost_large(struct kunit *test)
 /* ---- worst and best */
 
 #define CAND(c, rtt, w, b) { .cost = (c), .srtt_us = (rtt), \
-			     .worst_ok = (w), .best_ok = (b) }
+			     .worst_ok = (w), .best_ok = (b), .active = 1 }
 
 static void mptcp_fuso_test_pick_cost(struct kunit *test)
 {
@@ -246,10 +246,13 @@ static void mptcp_fuso_test_pick_backup(struct kunit *test)
 		CAND(ONE, 900, 1, 1),
 	};
 
-	/* a backup is best only when no other subflow can take a copy */
+	/* a backup is best only when no other subflow is active */
 	c[0].backup = 1;
 	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 2, 0));
+	/* active but unable to take a copy now (loss recovery): no copy */
 	c[1].best_ok = 0;
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 2, 0));
+	c[1].active = 0;
 	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 2, 0));
 	/* backups are fine victims */
 	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 2));
