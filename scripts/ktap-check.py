@@ -5,10 +5,13 @@
     ktap-check.py kselftest LOG TEST...    every TEST ran and passed, no skip
     ktap-check.py tap LOG                  a selftest run directly: its own
                                            result lines are the cases
-    ktap-check.py regress BASE LOG         the same selftest run twice: every
+    ktap-check.py regress BASE LOG [--accept CASE]...
+                                           the same selftest run twice: every
                                            case that passed in BASE passes in
                                            LOG (cases failing in both are
-                                           listed, not counted)
+                                           listed, not counted; an --accept
+                                           CASE that regresses is listed as a
+                                           documented cost, not counted)
 
 Counts the test cases (nested result lines); a failed or skipped result at
 any level is a failure.  Prints each result and a closing 'N passed, N
@@ -32,7 +35,7 @@ def results(path):
                 yield nest, m.group(3) == 'ok', name.strip(), directive.strip()
 
 
-def regress(base, log):
+def regress(base, log, accept=()):
     """Cases of LOG that fail although they passed in BASE."""
     def outcome(path):
         return {name: ok and not d.upper().startswith('SKIP')
@@ -42,6 +45,9 @@ def regress(base, log):
     for name, ok in after.items():
         if ok:
             print(f'ok:   {name}')
+        elif before.get(name) and name in accept:
+            print(f'ACCEPTED: {name} (passes in {base}; a documented cost '
+                  'of FUSO, see Documentation/testing.md)')
         elif before.get(name):
             bad += 1
             print(f'FAIL: {name} (passes in {base})')
@@ -55,14 +61,19 @@ def regress(base, log):
         bad += 1
         print(f'FAIL: no passing result in {log}')
     known = sum(1 for n, ok in after.items() if not ok and not before.get(n))
+    accepted = sum(1 for n, ok in after.items()
+                   if not ok and before.get(n) and n in accept)
     print(f'regress: {sum(after.values())} passed, {bad} regressed, '
-          f'{known} failing in both runs')
+          f'{accepted} accepted, {known} failing in both runs')
     sys.exit(1 if bad else 0)
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == 'regress':
-        regress(sys.argv[2], sys.argv[3])
+    if len(sys.argv) >= 4 and sys.argv[1] == 'regress':
+        opts = sys.argv[4:]
+        if len(opts) % 2 or any(o != '--accept' for o in opts[::2]):
+            sys.exit(__doc__)
+        regress(sys.argv[2], sys.argv[3], set(opts[1::2]))
     if len(sys.argv) < 3 or sys.argv[1] not in ('kunit', 'kselftest', 'tap'):
         sys.exit(__doc__)
     mode, log, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
