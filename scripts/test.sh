@@ -120,11 +120,12 @@ upstream_run() {
 # FUSO off and then on (sender and receiver, fuso=3); every case that
 # passes with FUSO off must pass with it on.  Cases that fail both ways are
 # listed (they are about this test environment, not FUSO).  The cases of
-# UPSTREAM_ACCEPT may regress: a cost of FUSO measured and explained in
-# Documentation/testing.md, named one by one.
+# UPSTREAM_ACCEPT may fail only by their time bound, by at most 10 %, with
+# all data through (ktap-check.py --accept-slow): a cost of FUSO measured
+# and explained in Documentation/testing.md, named one by one.
 UPSTREAM_ACCEPT=(
 	# lossless bulk transfer, time bound 3 % over what it takes without
-	# FUSO; the sender's copies cost 0-7 % here
+	# FUSO; the sender's copies cost up to 8 % here (5 % over the bound)
 	"simult_flows: unbalanced bwidth with opposed, unbalanced delay"
 )
 upstream() {
@@ -135,7 +136,7 @@ upstream() {
 	local rc=$?
 	grep -h "copies traced" "$base" "$out"
 	local a accept=()
-	for a in "${UPSTREAM_ACCEPT[@]}"; do accept+=(--accept "$a"); done
+	for a in "${UPSTREAM_ACCEPT[@]}"; do accept+=(--accept-slow "$a"); done
 	"$TOP/scripts/ktap-check.py" regress "$base" "$out" "${accept[@]}" || return 1
 	# a failure outside the cases (setup, the copy count) still fails
 	grep -q "^# fuso=3 but FUSO sent no copy" "$out" && return 1
