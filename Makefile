@@ -53,11 +53,14 @@ selftests: kernel-qemu
 demo:
 	$(S)/demo.sh
 
-## bench         the paper's testbed experiments, every scheme (QUICK=1: the CI size)
-##               options: FIGS=4a,7  FLOWS=1000  JOBS=2  OUT=build/bench/results
+## bench         the paper's testbed experiments, every scheme, 3 seeded replications
+##               with 95 % intervals (about 35 min); QUICK=1: the CI size; FULL=1: the
+##               published size (hours).  Options: FIGS=4a,7  FLOWS=1000  REPS=3  SEED=1
+##               JOBS=2  OUT=build/bench/results
 bench: kernel-uml
-	$(S)/bench/bench.sh $(if $(QUICK),--quick) $(if $(FIGS),--fig $(FIGS)) \
-		$(if $(FLOWS),--flows $(FLOWS)) $(if $(JOBS),--jobs $(JOBS)) $(if $(OUT),--out $(OUT))
+	$(S)/bench/bench.sh $(if $(QUICK),--quick) $(if $(FULL),--full) $(if $(FIGS),--fig $(FIGS)) \
+		$(if $(FLOWS),--flows $(FLOWS)) $(if $(REPS),--reps $(REPS)) $(if $(SEED),--seed $(SEED)) \
+		$(if $(JOBS),--jobs $(JOBS)) $(if $(OUT),--out $(OUT))
 
 ## test          the whole suite: builds, VM runner, KUnit, kselftests, series, checks
 test:

@@ -1,46 +1,88 @@
 #!/bin/bash
-# The FUSO benchmark (make bench): the paper's testbed experiments (Figs 4a,
-# 4c, 5, 6, 7) with every baseline side by side, in UML with virtual time.
+# The FUSO benchmark (make bench): the paper's testbed experiments (Figs 2,
+# 4a, 4c, 5, 6, 7) and a few of our own, every baseline side by side, in
+# UML with virtual time, over seeded, paired replications.
 #
-#   bench.sh [--quick] [--fig LIST] [--flows N] [--jobs N] [--out DIR]
+#   bench.sh [--quick|--full] [--fig LIST] [--flows N] [--reps R]
+#            [--seed N] [--jobs N] [--out DIR]
 #
-#   --quick      the CI size: Fig 4a at 2% loss with 100 queries per
-#                scheme, and one small incast; checks that every scheme
-#                produced results (make bench QUICK=1)
-#   --fig LIST   only these experiments, e.g. "4a,7" (default: all of
-#                4a 7 5 6 4c diag, in this order; diag is not in the
-#                paper: 4a at 1% and 2% with a 16-segment initial window
-#                on every MPTCP subflow)
-#   --flows N    queries per scheme and condition for Figs 4a, 4c and 7
-#                (default 1000; Fig 5 uses N/4, Fig 6 N/100 per fanout)
+#   --quick      the CI size (make bench QUICK=1): Fig 4a at 2 % loss
+#                with 100 queries per scheme, one small incast, and the
+#                effect check (Fig 4c at 2 %, MPTCP and FUSO, 1000
+#                queries: FUSO must have at most half of MPTCP's queries
+#                over the 5 ms minimum RTO); one replication
+#   --full       the size of the published tables (make bench FULL=1):
+#                every point of every experiment, 3000 queries, 10
+#                replications; about 8-10 hours on 2 cores
+#   --fig LIST   only these experiments, e.g. "4a,7" (default: the
+#                default plan below, which leaves out 5 and diag; all of
+#                2 4a 4c bursty dm bulk 5 6 7 diag with --full).  bursty:
+#                Gilbert-Elliott loss on path 1;
+#                dm: the data-mining workload, loss on path 1; diag: 4a
+#                with a 16-segment window on every MPTCP subflow (not in
+#                the paper); bulk: an unmodified iperf3 made MPTCP with
+#                mptcpize over two lossy paths, throughput and CPU per
+#                byte with FUSO off and on; effect: the CI's effect check
+#                condition alone (calibrate it with --reps 20)
+#   --flows N    queries per scheme and replication for Figs 4a, 4c, 7,
+#                bursty, dm, diag (default 1000, --full 3000); Fig 5 runs
+#                max(N, 1000), Fig 6 N/100 per fanout, Fig 2 N
+#   --reps R     replications per point (default 3, --full 10): each a
+#                fresh boot with its own seed, all schemes of a
+#                replication on the same seed
+#   --seed N     the first replication's seed (default 1); replication r
+#                uses N+r.  The seed fixes the guest kernel's RNG
+#                (uml_rng_seed=: loss draws, ports, MPTCP keys), the ECMP
+#                hash seed and the traffic generator: the same seed gives
+#                the same per-query CSVs
 #   --jobs N     VMs at a time (default: the number of CPUs)
-#   --out DIR    results directory (default build/bench/results)
+#   --out DIR    results directory (default build/bench/results); a
+#                non-empty DIR is only reused if an earlier run of this
+#                script made it
 #
-# Every condition boots the UML kernel once and runs every scheme in it on
-# a fresh testbed (scripts/bench/guest.sh).  Results: DIR/<fig>/<cond>/
-# <scheme>/ with per-flow CSVs and counters; DIR/summary.csv, summary.md
-# and fig*.png from scripts/bench/analyze.py.  Progress goes to stderr.
+# Results: DIR/fig<F>/<cond>/s<SEED>/ per replication (condition.txt with
+# every connection's path, <scheme>/ with per-query CSVs, server records,
+# counters, cpu.txt); DIR/summary.csv, summary.md, pairs.csv, bulk.csv,
+# bulk.md and fig*.png from scripts/bench/analyze.py.  Progress, with an estimate of the time left,
+# goes to stderr.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
-quick= figs="4a 7 5 6 4c diag" flows=1000 jobs_n=$(jobs) out=$BUILD/bench/results
+quick= full= figs= flows= reps= seed=1 jobs_n=$(jobs) out=$BUILD/bench/results
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
-	--fig) figs=$(echo "$2" | tr ',' ' '); shift ;;
-	--flows) flows=$2; shift ;;
-	--jobs) jobs_n=$2; shift ;;
-	--out) out=$2; shift ;;
+	--full) full=1 ;;
+	--fig|--flows|--reps|--seed|--jobs|--out)
+		[ $# -ge 2 ] && [ -n "$2" ] || die "bench: $1 needs a value (see --help)"
+		case "$1" in
+		--fig) figs=$(echo "$2" | tr ',' ' ') ;;
+		--flows) flows=$2 ;;
+		--reps) reps=$2 ;;
+		--seed) seed=$2 ;;
+		--jobs) jobs_n=$2 ;;
+		--out) out=$2 ;;
+		esac
+		shift ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "bench: unknown option '$1' (see --help)" ;;
 	esac
 	shift
 done
-case "$flows$jobs_n" in *[!0-9]*|'') die "bench: --flows and --jobs want numbers" ;; esac
+[ -z "$quick" ] || [ -z "$full" ] || die "bench: --quick and --full exclude each other"
+: "${flows:=$([ -n "$full" ] && echo 3000 || echo 1000)}"
+: "${reps:=$([ -n "$full" ] && echo 10 || { [ -n "$quick" ] && echo 1 || echo 3; })}"
+for v in "flows=$flows" "reps=$reps" "seed=$seed" "jobs=$jobs_n"; do
+	case "${v#*=}" in ''|*[!0-9]*) die "bench: --${v%%=*} wants a whole number, not '${v#*=}'" ;; esac
+done
 [ "$flows" -ge 10 ] || die "bench: --flows must be at least 10"
+[ "$reps" -ge 1 ] || die "bench: --reps must be at least 1"
 [ "$jobs_n" -ge 1 ] || die "bench: --jobs must be at least 1"
+[ "$seed" -ge 1 ] || die "bench: --seed must be at least 1"
 for f in $figs; do
-	case "$f" in 4a|4c|5|6|7|diag) ;; *) die "bench: unknown experiment '$f' (want 4a 4c 5 6 7 diag)" ;; esac
+	case "$f" in 2|4a|4c|5|6|7|diag|bursty|dm|bulk|effect) ;;
+	*) die "bench: unknown experiment '$f' (want 2 4a 4c bursty dm bulk 5 6 7 diag effect)" ;;
+	esac
 done
 
 uml=$(obj_dir "$SRC" uml)/linux
@@ -50,22 +92,53 @@ mkdir -p "$BUILD/bench"
 gcc -O2 -Wall -Wextra -o "$TG" "$TOP/scripts/bench/fuso-tg.c" -lm -lpthread ||
 	die "bench: building the traffic generator failed"
 
-# The plan: one line per condition: "FIG COND KEY=VALUE..."
+# The plan: one line per condition, "FIG COND KEY=VALUE...".  The default
+# plan (Figs 2, 4a, 4c, bursty, dm, bulk, 6, 7 at fewer points; 3
+# replications) takes about 40 minutes on 2 cores; --full runs every
+# point (Fig 5 and diag only with --full or --fig).
 plan() {
-	local l f
+	local l f s
 	if [ -n "$quick" ]; then
 		echo "4a loss2 loss=2 where=p1 flows=100"
 		echo "6 fanout10 fanout=10 flows=3"
+		echo "4c loss2 loss=2 where=access flows=1000 schemes=mptcp,fuso3"
 		return
 	fi
-	for f in $figs; do
+	local all=$figs
+	[ -n "$all" ] || all="2 4a 4c bursty dm bulk 5 6 7 diag"
+	local fl5=$((flows > 1000 ? flows : 1000))
+	for f in $all; do
 		case "$f" in
-		4a) for l in 0 0.125 0.25 0.5 1 2 4; do echo "4a loss$l loss=$l where=p1 flows=$flows"; done ;;
-		4c) for l in 0.125 0.25 0.5 1 2 4; do echo "4c loss$l loss=$l where=access flows=$flows"; done ;;
-		5) for l in 0.1 0.3 0.5 0.7 0.9; do
-			echo "5 load$l loss=2 where=p1 bgload=$l qload=50 flows=$((flows / 4))"
+		2)	# TCP's timeout probability against loss and flow size,
+			# loss on the servers' access links (every flow crosses
+			# one lossy link each way)
+			for s in 10000 100000; do
+				for l in $([ -n "$full" ] && echo 0.5 1 2 4 8 || echo 1 4); do
+					echo "2 size$((s / 1000))k-loss$l loss=$l where=access size=$s flows=$flows schemes=tcp,tcp-notlp"
+				done
+			done ;;
+		4a) for l in $([ -n "$full" ] && echo 0 0.125 0.25 0.5 1 2 4 || echo 0 1 2 4); do
+			echo "4a loss$l loss=$l where=p1 flows=$flows"
+		    done ;;
+		4c) for l in $([ -n "$full" ] && echo 0.125 0.25 0.5 1 2 4 || echo 0.5 1 2); do
+			echo "4c loss$l loss=$l where=access flows=$flows"
+		    done ;;
+		bursty) for l in $([ -n "$full" ] && echo 1 2 4 || echo 2); do
+			echo "bursty loss$l loss=$l lossmodel=gemodel where=p1 flows=$flows"
+		    done ;;
+		dm) for l in $([ -n "$full" ] && echo 0 1 2 4 || echo 2); do
+			echo "dm loss$l loss=$l where=p1 dist=datamining flows=$flows"
+		    done ;;
+		# bulk throughput and CPU per byte, FUSO off and on: an
+		# unmodified iperf3 through mptcpize, 5 s, loss on paths 1 and 2
+		bulk) for l in $([ -n "$full" ] && echo 0 0.5 1 2 || echo 0 1); do
+			echo "bulk loss$l loss=$l where=p12 bulk=5 schemes=mptcp,fuso3"
 		   done ;;
-		6) for l in 10 30 50 70; do
+		5) [ -n "$full" ] || [ -n "$figs" ] || continue
+		   for l in 0.1 0.3 0.5 0.7 0.9; do
+			echo "5 load$l loss=2 where=p1 bgload=$l qload=50 flows=$fl5"
+		   done ;;
+		6) for l in $([ -n "$full" ] && echo 10 30 50 70 || echo 10 30); do
 			echo "6 fanout$l fanout=$l flows=$(((flows + 99) / 100))"
 		   done ;;
 		7) for l in 1 2 4 8; do
@@ -74,57 +147,165 @@ plan() {
 		# not in the paper: Fig 4a's 1% and 2% with an initial window of
 		# 16 on every subflow instead of 16/4, to separate what FUSO
 		# does from what upstream MPTCP's scheduling costs small flows
-		diag) for l in 1 2; do
+		# the CI's effect check alone (calibrate it with --reps 20)
+		effect) echo "4c loss2 loss=2 where=access flows=$flows schemes=mptcp,fuso3" ;;
+		diag) [ -n "$full" ] || [ -n "$figs" ] || continue
+		   for l in 1 2; do
 			echo "diag iw16-loss$l loss=$l where=p1 iwsub=16 flows=$flows schemes=mptcp,fuso1,fuso3"
 		   done ;;
 		esac
 	done
 }
 
-rm -rf "$out"
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-mapfile -t conds < <(plan)
-log "bench: ${#conds[@]} conditions, $jobs_n VM(s) at a time, results in $out"
+# Cost of a condition in "query-scheme" units, for the time estimate
+weight() { # ARGS...
+	local kv fl=300 sch=7 bg=0 fan=0
+	for kv in "$@"; do
+		case "$kv" in
+		flows=*) fl=${kv#*=} ;;
+		schemes=*) sch=$(echo "${kv#*=}" | tr ',' ' ' | wc -w) ;;
+		bgload=*) bg=${kv#*=} ;;
+		fanout=*) fan=${kv#*=} ;;
+		bulk=*) fl=$((${kv#*=} * 400)) ;;
+		esac
+	done
+	[ "$fan" != 0 ] && fl=$((fl * fan))
+	awk -v f="$fl" -v s="$sch" -v b="$bg" 'BEGIN { printf "%d", (200 + f * (1 + 20 * b)) * s }'
+}
 
-run_cond() { # INDEX LINE
-	local i=$1 fig cond args d t0 rc
-	read -r fig cond args <<<"$2"
-	d=$out/fig$fig/$cond
+# The results directory: made here, or made by an earlier run (marker)
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ] && [ ! -f "$out/.fuso-bench" ]; then
+	die "bench: --out $out exists and is not empty, and no earlier benchmark run made it: refusing to delete it (give a new or empty directory)"
+fi
+[ ! -e "$out" ] || [ -d "$out" ] || die "bench: --out $out is not a directory"
+mkdir -p "$out" || die "bench: cannot create $out"
+touch "$out/.fuso-bench"
+# one run at a time in a directory: the lock is held by this script and
+# inherited by its VMs, so a run whose script was killed still holds it
+# until its last VM is gone
+exec {lockfd}>>"$out/.fuso-bench"
+flock -n "$lockfd" || die "bench: another benchmark run is still writing to $out (or its VMs are still running)"
+find "$out" -mindepth 1 -maxdepth 1 ! -name .fuso-bench -exec rm -rf {} +
+out=$(cd "$out" && pwd)
+case "$out" in *[[:space:]]*) die "bench: --out must not contain white space ($out)" ;; esac
+
+mapfile -t conds < <(plan)
+jobs_l=() total_w=0
+for line in "${conds[@]}"; do
+	read -r fig cond args <<<"$line"
+	# shellcheck disable=SC2086
+	w=$(weight $args)
+	for ((r = 0; r < reps; r++)); do
+		jobs_l+=("$((seed + r)) $w $line")
+		total_w=$((total_w + w))
+	done
+done
+log "bench: ${#conds[@]} conditions x $reps replication(s) = ${#jobs_l[@]} runs (seeds $seed..$((seed + reps - 1))), $jobs_n VM(s) at a time, results in $out"
+
+# CPU cost: each guest runs in its own cpuacct cgroup (v1), and a watcher
+# reads the cgroup's CPU time when the guest marks the start and the end
+# of a scheme's measured phase (guest.sh: SCHEME/cpu.begin, cpu.end).
+# Under time-travel the guest's work, kernel and applications, is all host
+# CPU time.  Without a writable cgroup there is no cpu.txt (and no CPU
+# column).
+CG=/sys/fs/cgroup/cpuacct
+cg_ok=
+if [ -w "$CG" ] && mkdir "$CG/fuso-bench-probe-$$" 2>/dev/null; then
+	rmdir "$CG/fuso-bench-probe-$$"
+	cg_ok=1
+else
+	log "bench: no writable cpuacct cgroup ($CG): no CPU cost column"
+fi
+
+# cpu_watch DIR CGROUP PARENT: until PARENT is gone (run_job kills it when
+# the guest exits), turn the guest's markers into DIR/SCHEME/cpu.txt
+# ("cpu_s SECONDS" of the measured phase)
+cpu_watch() {
+	local d=$1 cg=$2 parent=$3 f u fd
+	exec {fd}<> <(:)
+	while kill -0 "$parent" 2>/dev/null; do
+		for f in "$d"/*/cpu.begin "$d"/*/cpu.end; do
+			[ -e "$f" ] && [ ! -e "$f.ns" ] || continue
+			u=$(cat "$cg/cpuacct.usage")
+			echo "$u" >"$f.ns"
+		done
+		for f in "$d"/*/cpu.end.ns; do
+			[ -e "$f" ] && [ ! -e "${f%/cpu.end.ns}/cpu.txt" ] || continue
+			awk -v a="$(cat "${f%/cpu.end.ns}/cpu.begin.ns")" -v b="$(cat "$f")" \
+				'BEGIN { printf "cpu_s %.3f\n", (b - a) / 1e9 }' >"${f%/cpu.end.ns}/cpu.txt"
+		done
+		read -rt 0.02 -u "$fd" _ || :
+	done
+}
+
+# run_job INDEX "SEED WEIGHT FIG COND ARGS..."
+run_job() {
+	local i=$1 s w fig cond args d t0 rc cg= wpid=
+	read -r s w fig cond args <<<"$2"
+	d=$out/fig$fig/$cond/s$s
 	mkdir -p "$d"
 	t0=$(date +%s)
-	log "[$i/${#conds[@]}] fig $fig $cond: started"
-	# shellcheck disable=SC2086
-	"$TOP/scripts/vm" --uml --mem 3G --timeout 5400 --outdir "$d" -- \
-		"$TOP/scripts/bench/guest.sh" "$d" tg="$TG" $args \
-		>"$d/vm.log" 2>&1
-	rc=$?
-	if [ $rc = 0 ]; then
-		log "[$i/${#conds[@]}] fig $fig $cond: done in $(($(date +%s) - t0)) s"
-	else
-		log "[$i/${#conds[@]}] fig $fig $cond: FAILED (exit $rc) after $(($(date +%s) - t0)) s; see $d/vm.log"
-		tail -n 15 "$d/vm.log" | sed 's/^/   | /' >&2
+	if [ -n "$cg_ok" ]; then
+		cg=$CG/fuso-bench-$$-$i
+		mkdir "$cg" && { cpu_watch "$d" "$cg" "$BASHPID" & wpid=$!; }
 	fi
+	# shellcheck disable=SC2086
+	(
+		[ -z "$cg" ] || echo "$BASHPID" >"$cg/cgroup.procs"
+		exec "$TOP/scripts/vm" --uml --mem 3G --timeout 5400 --outdir "$d" \
+			--append "uml_rng_seed=$s time-travel-start=1700000000000000000" -- \
+			"$TOP/scripts/bench/guest.sh" "$d" tg="$TG" seed="$s" $args
+	) >"$d/vm.log" 2>&1
+	rc=$?
+	if [ -n "$wpid" ]; then
+		sleep 0.1
+		kill "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+		rmdir "$cg" 2>/dev/null || log "bench: could not remove the cgroup $cg"
+	fi
+	echo "$rc $(($(date +%s) - t0))" >"$d/.job"
 	return $rc
 }
 
 t_start=$(date +%s)
-failed=0 i=0 running=0
-for line in "${conds[@]}"; do
-	i=$((i + 1))
-	if [ "$running" -ge "$jobs_n" ]; then
-		wait -n || failed=$((failed + 1))
-		running=$((running - 1))
+failed=0 i=0 done_w=0 ndone=0 running=0
+declare -A pid_job=()
+finish() { # PID RC
+	local j=${pid_job[$1]} s w fig cond el left
+	read -r s w fig cond _ <<<"${jobs_l[$j]}"
+	unset "pid_job[$1]"
+	running=$((running - 1))
+	ndone=$((ndone + 1))
+	done_w=$((done_w + w))
+	el=$(($(date +%s) - t_start))
+	left=$(awk -v e="$el" -v d="$done_w" -v t="$total_w" 'BEGIN { printf "%d", e / d * (t - d) / 60 + 0.5 }')
+	if [ "$2" = 0 ]; then
+		log "[$ndone/${#jobs_l[@]}] fig $fig $cond s$s: done in $(cut -d' ' -f2 "$out/fig$fig/$cond/s$s/.job" 2>/dev/null) s; $((el / 60)) min so far, about $left min left"
+	else
+		failed=$((failed + 1))
+		log "[$ndone/${#jobs_l[@]}] fig $fig $cond s$s: FAILED (exit $2); see $out/fig$fig/$cond/s$s/vm.log"
+		tail -n 15 "$out/fig$fig/$cond/s$s/vm.log" | sed 's/^/   | /' >&2
 	fi
-	run_cond "$i" "$line" &
+}
+wait_one() {
+	local p rc
+	wait -n -p p
+	rc=$?
+	finish "$p" "$rc"
+}
+for ((i = 0; i < ${#jobs_l[@]}; i++)); do
+	[ "$running" -lt "$jobs_n" ] || wait_one
+	run_job "$i" "${jobs_l[$i]}" &
+	pid_job[$!]=$i
 	running=$((running + 1))
 done
 while [ "$running" -gt 0 ]; do
-	wait -n || failed=$((failed + 1))
-	running=$((running - 1))
+	wait_one
 done
-log "bench: all conditions ran in $(($(date +%s) - t_start)) s ($failed failed)"
+log "bench: all runs took $(($(date +%s) - t_start)) s ($failed failed)"
 
-/usr/bin/python3 "$TOP/scripts/bench/analyze.py" "$out" || die "bench: the analysis failed"
-[ "$failed" = 0 ] || die "bench: $failed condition(s) failed (logs above)"
-log "bench: summary in $out/summary.md, plots in $out/*.png"
+aargs=()
+[ -n "$quick" ] && aargs=(--effect-check 4c/loss2)
+/usr/bin/python3 "$TOP/scripts/bench/analyze.py" "$out" "${aargs[@]}" || die "bench: the analysis or a check failed (above)"
+[ "$failed" = 0 ] || die "bench: $failed run(s) failed (logs above)"
+log "bench: summary in $out/summary.md and summary.csv, FUSO against the others in $out/pairs.csv, plots in $out/*.png"

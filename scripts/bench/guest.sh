@@ -2,20 +2,29 @@
 # One benchmark condition, inside the test kernel (scripts/bench/bench.sh
 # boots it).  For each scheme, it builds the paper's Fig 3 testbed in
 # network namespaces, runs the traffic generator, and writes the per-flow
-# CSVs and the hosts' counters to OUT/SCHEME/.
+# CSVs, the servers' per-request timeout records and the hosts' counters
+# to OUT/SCHEME/, and the condition with every connection's path to
+# OUT/condition.txt.
 #
 #   guest.sh OUT KEY=VALUE...
 #
 # Keys (defaults in brackets):
 #   schemes   schemes to run, in order, separated by commas or spaces [tcp tcp-notlp mptcp fuso1 fuso3
 #             repflow proactive]
-#   loss      random loss in percent [0]
-#   where     where the loss is: p1 (path 1, both directions) or access
-#             (every access link of H4-H6, both directions) [p1]
+#   loss      loss in percent [0]
+#   lossmodel random (iptables, independent drops) or gemodel (netem
+#             Gilbert-Elliott on path 1: bursts of 1/0.3 = 3.3 packets
+#             in the bad state, 70 % of them lost, nothing lost in the
+#             good state; the mean loss is LOSS) [random]
+#   where     where the loss is: p1 (path 1, both directions), p12 (paths
+#             1 and 2, both directions) or access (every access link of
+#             H4-H6, both directions) [p1]
 #   nsub      MPTCP subflows per connection [4]
 #   iwsub     initial window of each MPTCP subflow [16/nsub, as in the
 #             paper]; a diagnostic knob, not one of the paper's settings
 #   flows     queries per scheme, over all clients [300]
+#   size      every query this many bytes (Fig 2) instead of the
+#             distribution [empty]
 #   qload     query load in Mbit/s, over all clients (Poisson) [10]
 #   dist      websearch or datamining [websearch]
 #   bgload    background load on each client's access link, as a fraction
@@ -23,7 +32,13 @@
 #   fanout    incast: H1 asks FANOUT senders on H2-H6 for 64 KB each, one
 #             query at a time; 0 = the normal workload [0].  Twice the
 #             connections a query needs are opened and warmed up first
-#   seed      random seed of the generator [1]
+#   seed      random seed: the generator's arrivals and sizes, the ECMP
+#             hash seed (fib_multipath_hash_seed) [1]; the guest
+#             kernel's RNG is seeded by bench.sh (uml_rng_seed=)
+#   bulk      instead of queries: one bulk transfer of BULK seconds from
+#             H4 to H1 by an unmodified iperf3 made MPTCP with mptcpize
+#             (schemes mptcp and fuso3 only); throughput in bulk.txt and
+#             CPU in cpu.txt [0]
 #   tg        the fuso-tg binary [build/bench/fuso-tg]
 #
 # Topology (Fig 3 of the paper): clients H1-H3 under ToR T1, servers H4-H6
@@ -31,17 +46,21 @@
 # layer-4 ECMP.  Every egress port: netem delay 35 us -> tbf 1 Gbit/s ->
 # RED (ECN marking from 32 KB, 128 KB buffer).  Base RTT about 280 us.
 # Every route: rto_min 5 ms; initcwnd 16 for TCP, 16/nsub per MPTCP
-# subflow (per destination address on the servers).
+# subflow on every host that sends over MPTCP (a route per MPTCP address
+# of the clients, and a rule for the clients' own MPTCP addresses).
+# Every connection has a fixed source port (fuso-tg -P): with the hash
+# seed, a replication puts the same TCP connection on the same path in
+# every TCP-based scheme (ECMP hashes the 5-tuple: see topo_up).
 set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
 schemes="tcp tcp-notlp mptcp fuso1 fuso3 repflow proactive"
-loss=0 where=p1 nsub=4 iwsub= flows=300 qload=10 dist=websearch bgload=0 fanout=0 seed=1
+loss=0 lossmodel=random where=p1 nsub=4 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
 for kv in "$@"; do
 	case "$kv" in
-	schemes=*|loss=*|where=*|nsub=*|iwsub=*|flows=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|tg=*)
+	schemes=*|loss=*|lossmodel=*|where=*|nsub=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*)
 		eval "${kv%%=*}=\${kv#*=}" ;;
 	*) echo "guest.sh: unknown setting '$kv'" >&2; exit 1 ;;
 	esac
@@ -51,7 +70,21 @@ TG=$tg
 [ -x "$TG" ] || { echo "guest.sh: no traffic generator at $TG (make bench builds it)" >&2; exit 1; }
 CDF=$HERE/$dist.cdf
 [ -f "$CDF" ] || { echo "guest.sh: no size distribution '$dist' ($CDF)" >&2; exit 1; }
-case "$where" in p1|access) ;; *) echo "guest.sh: where=p1|access, not '$where'" >&2; exit 1 ;; esac
+case "$where" in p1|p12|access) ;; *) echo "guest.sh: where=p1|p12|access, not '$where'" >&2; exit 1 ;; esac
+case "$bulk" in ''|*[!0-9]*) echo "guest.sh: bulk must be a number of seconds" >&2; exit 1 ;; esac
+if [ "$bulk" != 0 ]; then
+	for s in $schemes; do
+		case "$s" in mptcp|fuso*) ;; *) echo "guest.sh: bulk runs MPTCP schemes only, not '$s'" >&2; exit 1 ;; esac
+	done
+fi
+case "$lossmodel" in random) ;; gemodel) [ "$where" = p1 ] || { echo "guest.sh: lossmodel=gemodel needs where=p1" >&2; exit 1; } ;;
+*) echo "guest.sh: lossmodel=random|gemodel, not '$lossmodel'" >&2; exit 1 ;; esac
+case "$seed" in ''|*[!0-9]*) echo "guest.sh: seed must be a number" >&2; exit 1 ;; esac
+case "$size" in *[!0-9]*) echo "guest.sh: size must be a number of bytes" >&2; exit 1 ;; esac
+# the ECMP hash seed of both ToRs, from the seed (fixed per replication)
+hashseed=$(( (seed * 2654435761 + 12345) % 4294967296 ))
+# fixed source ports (fuso-tg -P), below the ephemeral range
+PORT_Q=10000 PORT_BGC=30000
 [ "$nsub" -ge 1 ] && [ "$nsub" -le 8 ] || { echo "guest.sh: nsub must be 1..8" >&2; exit 1; }
 
 P=fb			# namespace prefix
@@ -129,23 +162,28 @@ topo_up() {
 	done
 	echo "route add 10.2.0.0/16 nexthop via 10.9.1.2 dev p1 nexthop via 10.9.2.2 dev p2 nexthop via 10.9.3.2 dev p3" >>"$B/t1.ip"
 	echo "route add 10.1.0.0/16 nexthop via 10.9.1.1 dev p1 nexthop via 10.9.2.1 dev p2 nexthop via 10.9.3.1 dev p3" >>"$B/t2.ip"
-	# hosts: routes, MPTCP addresses and limits
+	# hosts: routes, MPTCP addresses and limits.  Every MPTCP sender
+	# gives each subflow 16/nsub: routes to the clients' MPTCP
+	# addresses (10.1.C.128/25) on every other host, and on a client a
+	# rule for what it sends from its own
 	ic=${iwsub:-$((16 / nsub))}
 	for k in $hosts; do
 		if [ "$k" -le 3 ]; then net=10.1.$k; else net=10.2.$k; fi
 		{
 			echo "route add 10.0.0.0/8 via $net.254 rto_min 5ms initcwnd 16"
 			echo "mptcp limits set subflows 8 add_addr_accepted 8"
+			for c in $CLIENTS; do
+				[ "$c" = "$k" ] ||
+					echo "route add 10.1.$c.128/25 via $net.254 rto_min 5ms initcwnd $ic"
+			done
 			if [ "$k" -le 3 ]; then
 				# MPTCP: first subflow from .128, an endpoint per extra one
 				for ((n = 0; n < nsub; n++)); do
 					echo "addr add $net.$((128 + n))/24 dev eth0"
 					[ $n = 0 ] || echo "mptcp endpoint add $net.$((128 + n)) dev eth0 subflow"
 				done
-			else
-				for c in $CLIENTS; do
-					echo "route add 10.1.$c.128/25 via $net.254 rto_min 5ms initcwnd $ic"
-				done
+				echo "rule add from $net.128/25 table 100 pref 100"
+				echo "route add 10.0.0.0/8 via $net.254 rto_min 5ms initcwnd $ic table 100"
 			fi
 		} >>"$B/h$k.ip"
 	done
@@ -154,38 +192,64 @@ topo_up() {
 		ip -n "$P-$n" -b "$B/$n.ip" || return 1
 		tc -n "$P-$n" -b "$B/$n.tc" || return 1
 	done
+	# ECMP on the 5-tuple, as a switch does: policy 3 with the fields
+	# 0x37 (addresses, protocol, ports) dissects every packet.  Policy
+	# 1 would take the hash a TCP socket stamps on its packets (veth
+	# keeps it), a random one that TCP draws anew after every timeout:
+	# a connection would leave the lossy path after its first timeout.
 	for t in t1 t2; do
 		nsx $t sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=1 || return 1
+			net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=3 \
+			net.ipv4.fib_multipath_hash_fields=0x0037 \
+			net.ipv4.fib_multipath_hash_seed=$hashseed || return 1
 	done
 	for k in $hosts; do
 		nsx "h$k" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
 			net.ipv4.tcp_congestion_control=cubic net.ipv4.tcp_ecn=1 net.mptcp.enabled=1 \
-			net.ipv4.tcp_early_retrans=$tlp net.mptcp.fuso=$fuso || return 1
+			net.ipv4.tcp_early_retrans=$tlp net.mptcp.fuso=$fuso \
+			net.ipv4.ip_local_port_range="40000 60999" || return 1
 	done
 	case "$s" in
 	proactive)
-		# every data packet of the query connections leaves the server
-		# twice, before the lossy links; same 5-tuple, so same path
-		for k in $SERVERS; do
+		# every data packet of the query connections leaves twice, in
+		# both directions, on every host that sends: the requests
+		# (16 bytes, with PSH) and the responses (full segments, and
+		# the last one with PSH).  Same 5-tuple, so same path.  Pure
+		# ACKs (at most 88 bytes with four SACK blocks, no PSH) are
+		# not duplicated.
+		local gw
+		for k in $hosts; do
+			if [ "$k" -le 3 ]; then gw=10.1.$k.254; else gw=10.2.$k.254; fi
 			nsx "h$k" nft -f - <<-EOF || return 1
 			table ip proactive {
 				chain out {
 					type filter hook output priority 0;
-					tcp sport $PORT_TCP ip length > 100 dup to 10.2.$k.254 device eth0
+					tcp sport $PORT_TCP ip length > 100 dup to $gw device eth0
+					tcp sport $PORT_TCP tcp flags & psh == psh ip length <= 100 dup to $gw device eth0
+					tcp dport $PORT_TCP ip length > 100 dup to $gw device eth0
+					tcp dport $PORT_TCP tcp flags & psh == psh ip length <= 100 dup to $gw device eth0
 				}
 			}
 			EOF
 		done
 		;;
 	esac
-	# loss, with iptables in the ToRs' forwarding path
-	if [ "$loss" != 0 ]; then
+	# loss: bursty, netem Gilbert-Elliott on path 1's egress in both
+	# ToRs; random, with iptables in the ToRs' forwarding path
+	if [ "$loss" != 0 ] && [ "$lossmodel" = gemodel ]; then
+		local gp
+		gp=$(awk -v l="$loss" 'BEGIN { l /= 100; printf "%.4f", 100 * 0.3 * l / (0.7 - l) }')
+		for t in t1 t2; do
+			ntc $t qdisc change dev p1 root handle 1: netem delay 35us limit 10000 \
+				loss gemodel "$gp%" 30% 70% 0% || return 1
+		done
+	elif [ "$loss" != 0 ]; then
 		local prob
 		prob=$(awk -v l="$loss" 'BEGIN { printf "%.6f", l / 100 }')
 		fw=()
 		case "$where" in
 		p1) fw=("t1 -o p1" "t2 -o p1") ;;
+		p12) fw=("t1 -o p1" "t2 -o p1" "t1 -o p2" "t2 -o p2") ;;
 		access) for k in $SERVERS; do fw+=("t2 -o h$k" "t2 -i h$k"); done ;;
 		esac
 		for p in "${fw[@]}"; do
@@ -202,13 +266,85 @@ counters() { # FILE: every host's nstat counters and the servers' egress bytes
 	for k in $CLIENTS $SERVERS; do
 		nsx "h$k" nstat -asz | awk -v h="h$k" 'NR > 1 && $1 !~ /^#/ { print h, $1, $2 }'
 		ntc "h$k" -s qdisc show dev eth0 | awk -v h="h$k" \
-			'/^qdisc netem/ { getline; print h, "EgressBytes", $2; print h, "EgressPkts", $4 }'
+			'/^qdisc netem 1:/ { getline; print h, "EgressBytes", $2; print h, "EgressPkts", $4; exit }'
 	done >"$1"
+}
+
+# stop_procs NS NAME: SIGTERM to NAME's processes in namespace NS, and
+# wait (up to 10 s) until they have written their results and exited
+stop_procs() {
+	local ns=$1 name=$2 p pids=() i
+	for p in $(ip netns pids "$P-$ns" 2>/dev/null); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$name" ] && pids+=("$p")
+	done
+	[ ${#pids[@]} = 0 ] && return 0
+	kill -TERM "${pids[@]}" 2>/dev/null
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "${pids[@]}" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	echo "[bench] $name in $ns did not stop on SIGTERM" >&2
+	return 1
+}
+
+# paths SCHEME: every TCP socket (connection or subflow) of the clients,
+# with the path each direction takes: T1 hashes client to server, T2
+# server to client (fib_multipath_hash_policy 1: addresses and ports).
+# Two 'ip -b' batches: a process per socket costs minutes under UML.
+paths() {
+	local s=$1 c f=$B/socks
+	for c in $CLIENTS; do
+		# a subflow bound to its endpoint's device shows as ADDR%DEV:PORT
+		nsx "h$c" ss -tnH state established | awk -v c="$c" '{
+			l = $3; r = $4; sub(/%[^:]*:/, ":", l); sub(/%[^:]*:/, ":", r)
+			n = split(l, a, ":"); m = split(r, b, ":")
+			split(b[1], q, "."); k = (q[2] == 1) ? q[3] : q[3]
+			print c, a[1], a[2], b[1], b[2], k }'
+	done | sort -k1,1n -k3,3n >"$f"
+	awk '{ printf "route get %s from %s iif h%s ipproto tcp sport %s dport %s\n", $4, $2, $1, $3, $5 }' "$f" >"$f.t1"
+	awk '{ printf "route get %s from %s iif h%s ipproto tcp sport %s dport %s\n", $2, $4, $6, $5, $3 }' "$f" >"$f.t2"
+	ip -force -n "$P-t1" -b "$f.t1" 2>>"$OUT/paths.err" | awk '/^[^ \t]/ { d = "?"; for (i = 1; i < NF; i++) if ($i == "dev") d = $(i + 1); print d }' >"$f.r1"
+	ip -force -n "$P-t2" -b "$f.t2" 2>>"$OUT/paths.err" | awk '/^[^ \t]/ { d = "?"; for (i = 1; i < NF; i++) if ($i == "dev") d = $(i + 1); print d }' >"$f.r2"
+	# H2/H3 (incast senders) sit under T1 too: no inter-ToR path there
+	paste -d' ' "$f" "$f.r1" "$f.r2" | awk -v s="$s" '{
+		p1 = $7; p2 = $8; if ($4 ~ /^10\.1\./) { p1 = "local"; p2 = "local" }
+		printf "path %s h%s %s:%s %s:%s %s %s\n", s, $1, $2, $3, $4, $5, p1, p2 }'
+	[ -s "$OUT/paths.err" ] || rm -f "$OUT/paths.err"
+}
+
+# The mptcp_fuso_recovery tracepoint, one event per FUSO copy, during the
+# measured phase only
+TRACE=/sys/kernel/tracing
+trace_start() {
+	[ -e $TRACE/events/mptcp/mptcp_fuso_recovery/enable ] || return 0
+	echo 0 >$TRACE/tracing_on
+	echo >$TRACE/trace
+	echo 65536 >$TRACE/buffer_size_kb
+	echo 1 >$TRACE/events/mptcp/mptcp_fuso_recovery/enable
+	echo 1 >$TRACE/tracing_on
+}
+trace_pause() {
+	[ -e $TRACE/events/mptcp/mptcp_fuso_recovery/enable ] || return 0
+	echo 0 >$TRACE/tracing_on
+}
+# trace_end DIR: the copies and their bytes (the tracepoint's len=) in
+# DIR/copies.txt; a lost event (the ring buffer overran or dropped one:
+# per_cpu/cpu*/stats) fails the run
+trace_end() {
+	local lost=0
+	[ -e $TRACE/events/mptcp/mptcp_fuso_recovery/enable ] || return 0
+	echo 0 >$TRACE/tracing_on
+	[ "$(cat $TRACE/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')" = 0 ] ||
+		lost=1
+	grep -o ' len=[0-9]*' $TRACE/trace | awk -F= -v lost=$lost \
+		'{ n++; b += $2 } END { printf "copies %d\ncopy_bytes %d\ntrace_lost %d\n", n, b, lost }' >"$1/copies.txt"
+	echo 0 >$TRACE/events/mptcp/mptcp_fuso_recovery/enable
+	[ $lost = 0 ] || { echo "[bench] $1: the trace lost events: copy counts would be wrong" >&2; return 1; }
 }
 
 # run_scheme SCHEME: one scheme on a fresh testbed
 run_scheme() {
-	local s=$1 d=$OUT/$1 k c srv=() mode port bind cpids=() rc=0 per n0 t0 trace
+	local s=$1 d=$OUT/$1 k c srv=() mode port bind cpids=() rc=0 per n0 t0
 	mkdir -p "$d"
 	topo_up "$s" || fail "$s: testbed setup failed"
 	case "$s" in
@@ -227,19 +363,14 @@ run_scheme() {
 	local servers=$SERVERS
 	[ "$fanout" != 0 ] && servers="2 3 4 5 6"
 	for k in $servers; do
-		setsid -f ip netns exec "$P-h$k" "$TG" server -q $PORT_TCP $PORT_TCP2 $PORT_MPTCP:mptcp $PORT_BG
+		setsid -f ip netns exec "$P-h$k" "$TG" server -q -o "$d/srv-h$k.csv" \
+			$PORT_TCP $PORT_TCP2 $PORT_MPTCP:mptcp $PORT_BG
 	done
 	sleep 0.2
-	trace=/sys/kernel/tracing
-	echo 0 >$trace/tracing_on 2>/dev/null
-	echo >$trace/trace 2>/dev/null
-	if [ -e $trace/events/mptcp/mptcp_fuso_recovery/enable ]; then
-		echo 65536 >$trace/buffer_size_kb
-		echo 1 >$trace/events/mptcp/mptcp_fuso_recovery/enable
-		echo 1 >$trace/tracing_on
-	fi
-	local join=
+	local join= sz
 	[ "$mode" = mptcp ] && join="-j $((nsub - 1))"
+	sz=(-d "$CDF" -x 0:100000)
+	[ -n "$size" ] && sz=(-s "$size")
 	rm -f "$d"/*.ready "$d"/*.go
 	t0=$(date +%s.%N)
 	if [ "$fanout" != 0 ]; then
@@ -249,7 +380,7 @@ run_scheme() {
 		done
 		bind=10.1.1.1
 		[ "$mode" = mptcp ] && bind=10.1.1.128
-		nsx h1 "$TG" client -m "$mode" -b $bind -n "$flows" -r 0 -s 65536 -f "$fanout" \
+		nsx h1 "$TG" client -m "$mode" -b $bind -P $PORT_Q -n "$flows" -r 0 -s 65536 -f "$fanout" \
 			-c $((2 * ((fanout + 4) / 5))) -w 100000 -W 100 $join -g "$d/h1" -S "$seed" -o "$d/h1.csv" -t 3000 \
 			"${srv[@]}" 2>"$d/h1.log" &
 		cpids+=($!)
@@ -260,14 +391,13 @@ run_scheme() {
 			per=$((flows / 3 + (c <= flows % 3)))
 			bind=10.1.$c.1
 			[ "$mode" = mptcp ] && bind=10.1.$c.128
-			nsx "h$c" "$TG" client -m "$mode" -b $bind -n $per -d "$CDF" -x 0:100000 \
+			nsx "h$c" "$TG" client -m "$mode" -b $bind -P $PORT_Q -n $per "${sz[@]}" \
 				-l "$(awk -v l="$qload" 'BEGIN { print l / 3 }')" -c 5 -w 100000 -W 100 \
 				$join -g "$d/h$c" -S $((seed * 10 + c)) -o "$d/h$c.csv" -t 3000 "${srv[@]}" 2>"$d/h$c.log" &
 			cpids+=($!)
 		done
 	fi
-	# every client warmed up: counters from here on belong to the
-	# measurement
+	# every client warmed up, with all its subflows
 	local nready=${#cpids[@]} waited=0
 	while [ "$(ls "$d"/*.ready 2>/dev/null | wc -l)" -lt "$nready" ]; do
 		sleep 0.05
@@ -277,31 +407,50 @@ run_scheme() {
 		done
 		[ $waited -lt 2400 ] || { echo "[bench] $s: a client failed or did not finish the warm-up" >&2; rc=1; break; }
 	done
-	counters "$d/counters-before.txt"
-	for c in "$d"/*.ready; do touch "${c%.ready}.go"; done
+	paths "$s" >>"$OUT/condition.txt"
+	local bpids=()
 	if [ "$bgload" != 0 ]; then
 		# background: flows >= 100 KB on plain TCP, at BGLOAD of each
-		# client's 1 Gbit/s access link, until the queries are done
+		# client's 1 Gbit/s access link, from before the queries start
+		# until they are done; its own FCTs in bg-hN.csv (SIGTERM)
 		local bsrv=()
 		for k in $SERVERS; do bsrv+=("10.2.$k.1:$PORT_BG"); done
 		for c in $CLIENTS; do
-			nsx "h$c" "$TG" client -m tcp -b "10.1.$c.1" -n 1000000 -d "$CDF" -x 100000:1000000000 \
+			nsx "h$c" "$TG" client -m tcp -b "10.1.$c.1" -P $PORT_BGC -n 1000000 -d "$CDF" -x 100000:1000000000 \
 				-l "$(awk -v l="$bgload" 'BEGIN { print l * 1000 }')" -c 5 -w 0 -W 0 \
 				-S $((seed * 10 + 5 + c)) -o "$d/bg-h$c.csv" -t 3000 "${bsrv[@]}" \
 				2>"$d/bg-h$c.log" &
+			bpids+=($!)
 		done
+		# the background reaches its load before anything is measured
+		sleep 0.5
 	fi
+	# counters and copies from here on belong to the measurement
+	counters "$d/counters-before.txt"
+	trace_start
+	# the host reads the guest's CPU time when it sees these markers
+	# (bench.sh: cpu.txt)
+	touch "$d/cpu.begin"
+	for c in "$d"/*.ready; do touch "${c%.ready}.go"; done
 	for c in "${cpids[@]}"; do
 		wait "$c" || rc=1
 	done
+	touch "$d/cpu.end"
+	trace_pause
 	counters "$d/counters-after.txt"
-	if [ -e $trace/events/mptcp/mptcp_fuso_recovery/enable ]; then
-		echo 0 >$trace/tracing_on
-		# bytes of every FUSO copy (the tracepoint's len=)
-		grep -o ' len=[0-9]*' $trace/trace | awk -F= '{ n++; b += $2 } END { printf "copies %d\ncopy_bytes %d\n", n, b }' >"$d/copies.txt"
-		grep -q 'LOST EVENTS' $trace/trace && echo "trace_lost 1" >>"$d/copies.txt"
-		echo 0 >$trace/events/mptcp/mptcp_fuso_recovery/enable
+	if [ ${#bpids[@]} -gt 0 ]; then
+		# bpids are the subshells of 'nsx ... &': signal the clients
+		# themselves (the query clients have exited by now)
+		for c in $CLIENTS; do stop_procs "h$c" fuso-tg || rc=1; done
+		for c in "${bpids[@]}"; do
+			wait "$c" || { echo "[bench] $s: a background client failed" >&2; rc=1; }
+		done
 	fi
+	for k in $servers; do
+		stop_procs "h$k" fuso-tg || rc=1
+		[ -s "$d/srv-h$k.csv" ] || { echo "[bench] $s: server h$k wrote no records" >&2; rc=1; }
+	done
+	trace_end "$d" || rc=1
 	n0=$(cat "$d"/h[0-9].csv 2>/dev/null | grep -vc '^id')
 	msg "$s: $n0 queries in $(echo "$(date +%s.%N) $t0" | awk '{ printf "%.3f", $1 - $2 }') s (guest time)$( [ $rc = 0 ] || echo ', CLIENT FAILED')"
 	cat "$d"/h[0-9].log >&2
@@ -309,11 +458,45 @@ run_scheme() {
 	return $rc
 }
 
-msg "condition: loss=$loss% where=$where nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout"
+# run_bulk SCHEME: an unmodified iperf3, made MPTCP by mptcpize, from H4
+# to H1 for BULK seconds (-R: the server sends, as the benchmark's
+# servers do); H1's path manager adds its subflows
+run_bulk() {
+	local s=$1 d=$OUT/$1 rc=0 i
+	mkdir -p "$d"
+	topo_up "$s" || fail "$s: testbed setup failed"
+	command -v iperf3 >/dev/null && command -v mptcpize >/dev/null ||
+		fail "bulk needs iperf3 and mptcpize (make deps)"
+	nsx h4 mptcpize run iperf3 -s -D -1 -B 10.2.4.1 -p 5201 || fail "$s: iperf3 server did not start"
+	sleep 0.2
+	counters "$d/counters-before.txt"
+	trace_start
+	touch "$d/cpu.begin"
+	nsx h1 mptcpize run iperf3 -c 10.2.4.1 -p 5201 -B 10.1.1.128 -R -t "$bulk" -J \
+		>"$d/iperf3.json" 2>"$d/iperf3.log" || rc=1
+	touch "$d/cpu.end"
+	trace_pause
+	counters "$d/counters-after.txt"
+	trace_end "$d" || rc=1
+	nsx h1 ss -tnH state established >"$d/subflows.txt" 2>&1
+	/usr/bin/python3 - "$d/iperf3.json" >"$d/bulk.txt" <<-'PY' || rc=1
+	import json, sys
+	j = json.load(open(sys.argv[1]))
+	r = j["end"]["sum_received"]
+	print("bytes %d" % r["bytes"])
+	print("seconds %.6f" % r["seconds"])
+	PY
+	msg "$s: bulk $(awk '/^bytes/ { b = $2 } /^seconds/ { t = $2 } END { if (t) printf "%.1f Mbit/s", b * 8 / t / 1e6 }' "$d/bulk.txt")$( [ $rc = 0 ] || echo ', FAILED')"
+	topo_down
+	return $rc
+}
+
+msg "condition: loss=$loss% ($lossmodel) where=$where nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout seed=$seed"
 {
-	printf 'schemes=%s\nloss=%s\nwhere=%s\nnsub=%s\niwsub=%s\nflows=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\nseed=%s\nkernel=%s\ncmdline=%s\n' \
-		"$schemes" "$loss" "$where" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$qload" "$dist" "$bgload" "$fanout" "$seed" \
-		"$(uname -r)" "$(cat /proc/cmdline | tr -s ' ' | cut -c1-300)"
+	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nwhere=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
+		"$schemes" "$loss" "$lossmodel" "$where" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$bulk" "$seed" "$hashseed" \
+		"$(uname -r)" "$(cat /proc/cmdline | tr -s ' ' | cut -c1-400)"
+	echo "# path SCHEME CLIENT LOCAL REMOTE PATH_TO_SERVER PATH_TO_CLIENT: every connection and subflow after the warm-up"
 } >"$OUT/condition.txt"
 bad=0
 for s in $schemes; do
@@ -321,6 +504,10 @@ for s in $schemes; do
 	tcp|tcp-notlp|mptcp|fuso1|fuso3|repflow|proactive) ;;
 	*) fail "unknown scheme '$s'" ;;
 	esac
+	if [ "$bulk" != 0 ]; then
+		run_bulk "$s" || bad=1
+		continue
+	fi
 	run_scheme "$s" || bad=1
 done
 exit $bad
