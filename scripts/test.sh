@@ -260,10 +260,10 @@ run() {
 	# minimum RTO (the effect check: Fig 4c at 2 %, seed 1, MPTCP at
 	# least 15 such queries); the same seed gives the same per-query
 	# results.  The effect check's threshold, calibrated over seeds
-	# 101-120 (make bench FIGS=effect REPS=20 SEED=101): MPTCP 31-60
-	# queries over 5 ms, FUSO 0-12, largest ratio 0.26 against the
-	# threshold of 0.5; no false failure in 19 complete seeds, about 2 in
-	# 10 000 by a normal approximation (Documentation/benchmark.md).
+	# 101-120 (make bench FIGS=effect REPS=20 SEED=101): MPTCP 36-54
+	# queries over 5 ms, FUSO 2-11, largest ratio 0.29 against the
+	# threshold of 0.5; no false failure in 20 seeds, about 3 in 100 000
+	# by a normal approximation (Documentation/benchmark.md).
 	bench)
 		step bench-analyze /usr/bin/python3 "$TOP/scripts/bench/test_analyze.py"
 		step bench-quick "$TOP/scripts/bench/bench.sh" --quick --out "$BUILD/bench/quick"
