@@ -12,8 +12,9 @@
 #                queries: FUSO must have at most half of MPTCP's queries
 #                over the 5 ms minimum RTO); one replication
 #   --full       the size of the published tables (make bench FULL=1):
-#                every point of every experiment, 3000 queries, 10
-#                replications; about 8-10 hours on 2 cores
+#                every point of every experiment, 3000 queries (Fig 5:
+#                1000), 10 replications; estimated at about 16 hours on
+#                2 cores, 12 of them Fig 5 (FULL=1 FIGS=4a,4c: about 4)
 #   --fig LIST   only these experiments, e.g. "4a,7" (default: the
 #                default plan below, which leaves out 5 and diag; all of
 #                2 4a 4c bursty dm bulk 5 6 7 diag with --full).  bursty:
@@ -26,7 +27,8 @@
 #                condition alone (calibrate it with --reps 20)
 #   --flows N    queries per scheme and replication for Figs 4a, 4c, 7,
 #                bursty, dm, diag (default 1000, --full 3000); Fig 5 runs
-#                max(N, 1000), Fig 6 N/100 per fanout, Fig 2 N
+#                1000 (N if --flows asks for more), Fig 6 N/100 per
+#                fanout, Fig 2 N
 #   --reps R     replications per point (default 3, --full 10): each a
 #                fresh boot with its own seed, all schemes of a
 #                replication on the same seed
@@ -48,7 +50,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
-quick= full= figs= flows= reps= seed=1 jobs_n=$(jobs) out=$BUILD/bench/results
+quick= full= figs= flows= reps= seed=1 jobs_n=$(jobs) out=$BUILD/bench/results flows_set=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
@@ -57,7 +59,7 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] && [ -n "$2" ] || die "bench: $1 needs a value (see --help)"
 		case "$1" in
 		--fig) figs=$(echo "$2" | tr ',' ' ') ;;
-		--flows) flows=$2 ;;
+		--flows) flows=$2 flows_set=1 ;;
 		--reps) reps=$2 ;;
 		--seed) seed=$2 ;;
 		--jobs) jobs_n=$2 ;;
@@ -106,7 +108,10 @@ plan() {
 	fi
 	local all=$figs
 	[ -n "$all" ] || all="2 4a 4c bursty dm bulk 5 6 7 diag"
-	local fl5=$((flows > 1000 ? flows : 1000))
+	# Fig 5: 1000 queries per load (its background makes it the most
+	# expensive experiment), more only when --flows asks for more
+	local fl5=1000
+	[ -n "$flows_set" ] && [ "$flows" -gt 1000 ] && fl5=$flows
 	for f in $all; do
 		case "$f" in
 		2)	# TCP's timeout probability against loss and flow size,
