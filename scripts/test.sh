@@ -262,7 +262,7 @@ run() {
 	# results.  The effect check's threshold, calibrated over seeds
 	# 101-120 (make bench FIGS=effect REPS=20 SEED=101): MPTCP 36-54
 	# queries over 5 ms, FUSO 2-11, largest ratio 0.29 against the
-	# threshold of 0.5; no false failure in 20 seeds, about 3 in 100 000
+	# threshold of 0.5; no false failure in 20 seeds, about 2 in 100 000
 	# by a normal approximation (Documentation/benchmark.md).
 	bench)
 		step bench-analyze /usr/bin/python3 "$TOP/scripts/bench/test_analyze.py"
