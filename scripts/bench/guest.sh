@@ -289,7 +289,8 @@ stop_procs() {
 
 # paths SCHEME: every TCP socket (connection or subflow) of the clients,
 # with the path each direction takes: T1 hashes client to server, T2
-# server to client (fib_multipath_hash_policy 1: addresses and ports).
+# server to client (the 5-tuple, see topo_up).  'ip route get ... iif'
+# builds a real TCP packet, so it takes the path forwarding takes.
 # Two 'ip -b' batches: a process per socket costs minutes under UML.
 paths() {
 	local s=$1 c f=$B/socks
@@ -298,8 +299,8 @@ paths() {
 		nsx "h$c" ss -tnH state established | awk -v c="$c" '{
 			l = $3; r = $4; sub(/%[^:]*:/, ":", l); sub(/%[^:]*:/, ":", r)
 			n = split(l, a, ":"); m = split(r, b, ":")
-			split(b[1], q, "."); k = (q[2] == 1) ? q[3] : q[3]
-			print c, a[1], a[2], b[1], b[2], k }'
+			split(b[1], q, ".")
+			print c, a[1], a[2], b[1], b[2], q[3] }'
 	done | sort -k1,1n -k3,3n >"$f"
 	awk '{ printf "route get %s from %s iif h%s ipproto tcp sport %s dport %s\n", $4, $2, $1, $3, $5 }' "$f" >"$f.t1"
 	awk '{ printf "route get %s from %s iif h%s ipproto tcp sport %s dport %s\n", $2, $4, $6, $5, $3 }' "$f" >"$f.t2"
