@@ -72,7 +72,7 @@ kunit() { # TARGET
 # runner; TARGET is uml, qemu or debug (the debug kernel under QEMU), and
 # VM_OPTS adds options for scripts/vm.
 kselftest() {
-	local out=$LOGS/kselftest-$1-$2.out t=$1 name=$2 vmt
+	local out=$LOGS/kselftest-$1-$2${KST_TAG:+-$KST_TAG}.out t=$1 name=$2 vmt
 	shift 2
 	[ -x "$KST/run_kselftest.sh" ] || { echo "kselftests not built ($KST)"; return 1; }
 	vmt=(--"$t")
@@ -91,6 +91,12 @@ kselftest() {
 # the step; the rest costs 1-2 minutes a case there, more than the CI
 # budget has.
 FAULTS_CI="blackhole link-flap endpoint-del many-conns"
+
+# The fault suite's cases that CI also runs on the window-bounded scheduler
+# ("window"), which keeps data at the MPTCP level until a subflow has room:
+# a path that dies, flaps or goes away, loss everywhere, tiny buffers, and
+# many connections.
+FAULTS_WINDOW="blackhole link-flap endpoint-del loss-all tiny-buffers many-conns"
 
 # upstream_run FUSO OUT TEST [ARGS...]: an upstream MPTCP selftest on QEMU
 # with net.mptcp.fuso=FUSO (0: left alone) in every namespace it creates.
@@ -214,7 +220,12 @@ run() {
 	# The fault suite on UML, every case, in real time: under time-travel
 	# the many-connection case freezes virtual time with the FUSO sender
 	# on (Documentation/testing.md).
-	faults) VM_OPTS=--real-time step fuso_faults.sh-uml kselftest uml fuso_faults.sh ;;
+	faults)
+		VM_OPTS=--real-time step fuso_faults.sh-uml kselftest uml fuso_faults.sh
+		VM_OPTS=--real-time KST_TAG=window step fuso_faults.sh-uml-window \
+			kselftest uml fuso_faults.sh FUSO_FAULTS_SCHED=window \
+			FUSO_FAULTS_CASES="$FAULTS_WINDOW"
+		;;
 	# The debug kernel (KASAN, lockdep, kmemleak...): fuso.sh and the
 	# fault suite, fuso=3 in the fault suite; any kernel report, or a leak
 	# in the kmemleak scan at the end of each run, fails the step.  Under

@@ -11,14 +11,20 @@
  * is what sets the 99th percentile of flow completion time.
  *
  * When: FUSO acts only when the connection has no new data to send and some
- * subflow still has congestion window to spare.  "No new data" means that
- * sendmsg handed over everything the application wrote (no MSG_MORE, not
- * corked) and that everything handed over has been given to a subflow.  That
- * window would otherwise go unused, so FUSO spends it on copies of data that
- * may have been lost.  Two triggers check for this state:
+ * subflow still has congestion window to spare.  "No new data" means, as in
+ * the paper (Algorithm 1, line 2), that everything the application wrote
+ * has been *sent*: sendmsg handed over all of it (no MSG_MORE, not corked),
+ * all of it was given to a subflow, and no active subflow holds any of it
+ * unsent in its write queue.  That window would otherwise go unused, so FUSO
+ * spends it on copies of data that may have been lost.  Upstream's default
+ * scheduler hands a subflow up to 64 KB whatever its window, so the last
+ * condition comes late; the "window" scheduler (sched.c) hands out new data
+ * only as far as each subflow's window has room, as MPTCP v0.90, the
+ * paper's base, did.  Two triggers check for this state:
  *
  *   T1  the end of mptcp_sendmsg(), once the last byte is pushed;
- *   T2  every subflow ACK that changed the subflow's cwnd or in-flight count
+ *   T2  every subflow ACK that changed the subflow's cwnd or in-flight count,
+ *       or showed a data-level hole below a copy (see TARGETED below)
  *       (ack_update_msk(), v4 and v6, softirq or socket backlog).  T2 holds
  *       the subflow lock and the msk data lock, and a round needs other
  *       subflows' locks, so T2 only flags work: MPTCP_FUSO in cb_flags when
@@ -37,17 +43,17 @@
  *      alpha and beta are net.mptcp.fuso_alpha and fuso_beta in percent.
  *      C_l is Q16 fixed point.  A subflow that never retransmitted scores 0;
  *      one that never sent scores infinity.
- *   2. The *best* subflow can take a copy now (active, not in loss recovery,
+ *   2. The *worst* subflow has sent data that is neither ACKed nor SACKed nor
+ *      yet protected, and has the largest (C_l, srtt).
+ *   3. The *best* subflow can take a copy now (active, not in loss recovery,
  *      nothing queued, spare cwnd and receive window; a backup only if no
  *      other subflow is active, as for new data) and has the smallest
  *      (C_l, srtt).  A never-sent subflow is the last choice; if all are
- *      never-sent, pick at random.
- *   3. The *worst* subflow has sent data that is neither ACKed nor SACKed nor
- *      yet protected, and has the largest (C_l, srtt).  Best and worst may be
- *      the same subflow: a copy on the same path still makes TCP detect the
- *      loss (RACK) long before a timer would.
- *   4. Copy the worst subflow's oldest such segment, at most one MSS of the
- *      best subflow, onto the best subflow.  The copy carries the original's
+ *      never-sent, pick at random.  Best and worst may be the same subflow:
+ *      a copy on the same path still makes TCP detect the loss (RACK) long
+ *      before a timer would.
+ *   4. Copy the worst subflow's oldest such segment, at most one segment of
+ *      the best subflow, onto the best subflow.  The copy carries the original's
  *      data sequence numbers in its DSS mapping, so the receiver takes
  *      whichever arrives first and drops the other as a duplicate.  For the
  *      best subflow it is new data: a new subflow sequence number, under its
@@ -66,9 +72,34 @@
  * new data is sent.  In a bulk transfer there is always new data, so T2
  * exits on its first tests.
  *
- * Cost: every copy is an extra segment on the wire.  At low load nearly
- * every tail segment is copied once; the paper measured 40% extra bytes at
- * low load, falling as load rises because spare cwnd disappears.
+ * Rules: that is the paper's sender, net.mptcp.fuso_rules=0.  Each bit of
+ * net.mptcp.fuso_rules (default: all) adds a rule of our own:
+ *
+ *   CAUTIOUS (1)    no copy onto a subflow in CWR, Recovery or Loss, or that
+ *                   was there within its last RTT (an ECN echo or a loss cut
+ *                   its window): copies must not add to congestion.
+ *   TARGETED (2)    copy at once only what no later ACK can show to be lost:
+ *                   each subflow's tail, its last MSS of original data, once
+ *                   per snd_nxt.  Copy the rest only on evidence of a loss
+ *                   (mptcp_fuso_evident()): TCP marked the segment lost, the
+ *                   peer SACKed later data of the subflow, or a copy of later
+ *                   data was acknowledged on its subflow while the data-level
+ *                   ACK stayed below the segment.  The evidence comes with
+ *                   ACKs, so these copies are ACK-clocked; data waiting for
+ *                   evidence keeps T2 awake.
+ *   CLEAN_PATH (4)  a subflow that never sent ranks, as a carrier, right
+ *                   after those without a loss and before any with one (the
+ *                   paper puts it last, so with a scheduler that keeps to one
+ *                   subflow the copies go back onto the lossy path), and on
+ *                   equal rank a subflow other than the worst wins.
+ *   PROTECT_RTX (8) a retransmission of protected data may be lost too (the
+ *                   paper's retransmission-loss case): each is copied once
+ *                   more, by a second watermark, fuso_rtx_prot.
+ *
+ * Cost: every copy is an extra segment on the wire.  With the paper's rules
+ * nearly every tail segment is copied once at low load; the paper measured
+ * 40% extra bytes at low load, falling as load rises because spare cwnd
+ * disappears.  Targeted copies cost about a tenth (Documentation/benchmark.md).
  *
  * Safety: FUSO never runs on a connection that fell back to TCP.  A copy
  * gives up infinite-mapping fallback, as a data-level retransmission does,
@@ -129,6 +160,7 @@ struct mptcp_fuso_pernet {
 	u8 mode;
 	u8 alpha;
 	u8 beta;
+	u8 rules;
 };
 
 static unsigned int mptcp_fuso_pernet_id __read_mostly;
@@ -154,11 +186,17 @@ u8 mptcp_fuso_beta(const struct net *net)
 	return READ_ONCE(mptcp_fuso_get_pernet(net)->beta);
 }
 
+u8 mptcp_fuso_rules(const struct net *net)
+{
+	return READ_ONCE(mptcp_fuso_get_pernet(net)->rules);
+}
+
 static void mptcp_fuso_set_defaults(struct mptcp_fuso_pernet *pernet)
 {
 	pernet->mode = 0;
 	pernet->alpha = MPTCP_FUSO_WEIGHT_DEFAULT;
 	pernet->beta = MPTCP_FUSO_WEIGHT_DEFAULT;
+	pernet->rules = MPTCP_FUSO_RULES_DEFAULT;
 }
 
 /* Guards hook R in tcp_data_queue(): enabled the first time any netns sets
@@ -185,7 +223,9 @@ static int mptcp_fuso_mode_handler(const struct ctl_table *table, int write,
 	return ret;
 }
 
-/* Entries 0..2 are bound to mode, alpha and beta of each netns. */
+static const unsigned int mptcp_fuso_rules_max = MPTCP_FUSO_RULES_MASK;
+
+/* Entries 0..3 are bound to mode, alpha, beta and rules of each netns. */
 VISIBLE_IF_KUNIT const struct ctl_table mptcp_fuso_sysctl_template[] = {
 	{
 		.procname	= "fuso",
@@ -211,6 +251,14 @@ VISIBLE_IF_KUNIT const struct ctl_table mptcp_fuso_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE_HUNDRED,
 	},
+	{
+		.procname	= "fuso_rules",
+		.maxlen		= sizeof(u8),
+		.mode		= 0644,
+		.proc_handler	= proc_dou8vec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= (void *)&mptcp_fuso_rules_max,
+	},
 };
 EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_sysctl_template);
 
@@ -235,6 +283,7 @@ static int mptcp_fuso_sysctl_register(struct net *net,
 	table[0].data = &pernet->mode;
 	table[1].data = &pernet->alpha;
 	table[2].data = &pernet->beta;
+	table[3].data = &pernet->rules;
 
 	pernet->ctl_hdr = register_net_sysctl_sz(net, "net/mptcp", table,
 						 ARRAY_SIZE(mptcp_fuso_sysctl_template));
@@ -356,11 +405,47 @@ VISIBLE_IF_KUNIT int mptcp_fuso_pick_worst(const struct mptcp_fuso_cand *c,
 }
 EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_pick_worst);
 
+/* The rank of a subflow as a carrier of copies: C_l, except that with
+ * MPTCP_FUSO_RULE_CLEAN_PATH a subflow that never sent ranks right after
+ * those that never lost anything and ahead of every one that did.  For the
+ * paper a never-sent subflow is the last choice (C_l is infinite), so with
+ * a scheduler that keeps to one subflow, a clean idle path never carries a
+ * copy and the copies go back onto the lossy path.
+ */
+static u32 mptcp_fuso_best_rank(u32 cost, u8 rules)
+{
+	if (!(rules & MPTCP_FUSO_RULE_CLEAN_PATH) || !cost)
+		return cost;
+	if (cost == MPTCP_FUSO_INF)
+		return 1;
+	return cost + 1;	/* cost <= 2 * MPTCP_FUSO_ONE */
+}
+
+/* > 0 if @i is a worse carrier than @j */
+static int mptcp_fuso_best_cmp(const struct mptcp_fuso_cand *c, int i, int j,
+			       u8 rules, int w)
+{
+	u32 ri = mptcp_fuso_best_rank(c[i].cost, rules);
+	u32 rj = mptcp_fuso_best_rank(c[j].cost, rules);
+	bool iw = i == w, jw = j == w;
+
+	if (ri != rj)
+		return ri > rj ? 1 : -1;
+	/* on a tie, not back onto the path that holds the victim */
+	if ((rules & MPTCP_FUSO_RULE_CLEAN_PATH) && iw != jw)
+		return iw ? 1 : -1;
+	if (c[i].srtt_us != c[j].srtt_us)
+		return c[i].srtt_us > c[j].srtt_us ? 1 : -1;
+	return 0;
+}
+
 /**
  * mptcp_fuso_pick_best - the subflow that carries a copy
  * @c: candidates
  * @n: number of candidates
  * @rnd: a random number, used when no candidate ever sent data
+ * @rules: the connection's net.mptcp.fuso_rules
+ * @w: the index of the worst candidate, whose data the copy protects
  *
  * Backup subflows are considered only if no other candidate is active, the
  * rule of mptcp_subflow_get_send(): a non-backup subflow that is active but
@@ -368,12 +453,14 @@ EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_pick_worst);
  * keeps the copy off the backups.
  * Among those considered, the one with the smallest (C_l, srtt) wins, the
  * first on a full tie; never-sent subflows (MPTCP_FUSO_INF) come last, and
- * if every one considered never sent, @rnd picks one.
+ * if every one considered never sent, @rnd picks one.  With
+ * MPTCP_FUSO_RULE_CLEAN_PATH, see mptcp_fuso_best_rank(), and on equal rank
+ * a subflow other than @w wins.
  *
  * Return: the index of the chosen candidate, or -1 if none is best_ok.
  */
 VISIBLE_IF_KUNIT int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c,
-					  int n, u32 rnd)
+					  int n, u32 rnd, u8 rules, int w)
 {
 	int pass, passes = 2, i, b, cnt;
 
@@ -389,8 +476,8 @@ VISIBLE_IF_KUNIT int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c,
 		for (i = 0; i < n; i++) {
 			if (!c[i].best_ok || c[i].backup != backup)
 				continue;
-			cnt++;
-			if (b < 0 || mptcp_fuso_cmp(&c[i], &c[b]) < 0)
+			cnt += c[i].cost == MPTCP_FUSO_INF;
+			if (b < 0 || mptcp_fuso_best_cmp(c, i, b, rules, w) < 0)
 				b = i;
 		}
 		if (b < 0)
@@ -398,10 +485,13 @@ VISIBLE_IF_KUNIT int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c,
 		if (c[b].cost != MPTCP_FUSO_INF)
 			return b;
 
-		/* nobody considered has sent anything: pick at random */
+		/* the best never sent anything, nor did those it ties with:
+		 * pick one of them at random
+		 */
 		cnt = rnd % cnt;
 		for (i = 0; i < n; i++) {
-			if (!c[i].best_ok || c[i].backup != backup)
+			if (!c[i].best_ok || c[i].backup != backup ||
+			    c[i].cost != MPTCP_FUSO_INF)
 				continue;
 			if (!cnt--)
 				return i;
@@ -456,6 +546,35 @@ VISIBLE_IF_KUNIT bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt,
 }
 EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_next_slice);
 
+/**
+ * mptcp_fuso_evident - may a copy protect this segment now
+ * @rules: the connection's net.mptcp.fuso_rules
+ * @sacked: the segment's TCP_SKB_CB()->sacked
+ * @seq: the first subflow sequence number not protected yet
+ * @hs: tcp_highest_sack_seq() of the segment's subflow
+ * @dsn: the data sequence number of @seq
+ * @hole: msk->fuso_hole_dsn if it lies in (msk->snd_una, msk->snd_nxt],
+ *	else msk->snd_una
+ *
+ * For the paper every un-acknowledged segment is copied as soon as there is
+ * room.  With MPTCP_FUSO_RULE_TARGETED a segment that is not its subflow's
+ * tail (see mptcp_fuso_collect()) is copied only on evidence that it was
+ * lost: TCP marked it lost (RACK or the SACK scoreboard), the peer SACKed
+ * later data of the same subflow, or a copy of later data reached the peer
+ * on another subflow while the data-level ACK stayed below @dsn.  All three
+ * come with ACKs, so targeted copies are ACK-clocked: no timer.
+ *
+ * Return: true if the segment may be copied now.
+ */
+VISIBLE_IF_KUNIT bool mptcp_fuso_evident(u8 rules, u8 sacked, u32 seq, u32 hs,
+					 u64 dsn, u64 hole)
+{
+	if (!(rules & MPTCP_FUSO_RULE_TARGETED))
+		return true;
+	return (sacked & TCPCB_LOST) || before(seq, hs) || before64(dsn, hole);
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_evident);
+
 /* ---- the sender */
 
 struct mptcp_fuso_victim {
@@ -471,8 +590,10 @@ void mptcp_fuso_init_sock(struct sock *sk)
 	msk->fuso_mode = mptcp_fuso_mode(net);
 	msk->fuso_alpha = mptcp_fuso_alpha(net);
 	msk->fuso_beta = mptcp_fuso_beta(net);
+	msk->fuso_rules = mptcp_fuso_rules(net);
 	msk->fuso_app_idle = false;
 	msk->fuso_idle_snd_nxt = 0;
+	msk->fuso_hole_dsn = 0;
 }
 
 /* Note when the subflow retransmitted last.  TCP keeps no such record, so
@@ -500,11 +621,31 @@ static u32 mptcp_fuso_subflow_cost(const struct mptcp_sock *msk,
 			       msk->fuso_alpha, msk->fuso_beta);
 }
 
+/* Did @ssk signal congestion within its last RTT?  A subflow in CWR,
+ * Recovery or Loss cut its window (ECN echo or loss) less than an RTT ago;
+ * mptcp_fuso_ack_event() stamps every ACK that finds it there, which covers
+ * the RTT after it leaves that state.  Lockless, as mptcp_fuso_best_ok().
+ */
+static bool mptcp_fuso_congested(struct mptcp_subflow_context *subflow,
+				 struct sock *ssk)
+{
+	const struct tcp_sock *tp = tcp_sk(ssk);
+
+	/* racy without the subflow lock: a heuristic, as for new data */
+	if (data_race((u8)inet_csk(ssk)->icsk_ca_state) >= TCP_CA_CWR)
+		return true;
+	/* racy, as above */
+	if (!data_race((u8)subflow->fuso_cong_valid))
+		return false;
+	return (u32)tcp_clock_us() - READ_ONCE(subflow->fuso_cong_us) <
+	       (READ_ONCE(tp->srtt_us) >> 3);
+}
+
 /* Can @ssk take a copy now?  Lockless as a heuristic; the caller that
  * holds the subflow lock passes @len > 0 and gets the full answer.
  */
 static bool mptcp_fuso_best_ok(struct mptcp_subflow_context *subflow,
-			       u32 len, u32 *quota)
+			       u32 len, u32 *quota, u8 rules)
 {
 	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
 	const struct inet_connection_sock *icsk = inet_csk(ssk);
@@ -519,6 +660,9 @@ static bool mptcp_fuso_best_ok(struct mptcp_subflow_context *subflow,
 	/* racy, as above */
 	if (data_race((u8)icsk->icsk_ca_state) == TCP_CA_Loss ||
 	    READ_ONCE(icsk->icsk_retransmits))
+		return false;
+	if ((rules & MPTCP_FUSO_RULE_CAUTIOUS) &&
+	    mptcp_fuso_congested(subflow, ssk))
 		return false;
 	if (test_bit(TSQ_THROTTLED, &ssk->sk_tsq_flags) ||
 	    !sk_stream_memory_free(ssk))
@@ -543,7 +687,8 @@ static bool mptcp_fuso_best_ok(struct mptcp_subflow_context *subflow,
 	return true;
 }
 
-static bool mptcp_fuso_worst_ok(struct mptcp_subflow_context *subflow)
+static bool mptcp_fuso_worst_ok(struct mptcp_subflow_context *subflow,
+				u8 rules)
 {
 	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
 	const struct tcp_sock *tp = tcp_sk(ssk);
@@ -554,6 +699,9 @@ static bool mptcp_fuso_worst_ok(struct mptcp_subflow_context *subflow)
 	/* a heuristic: mptcp_fuso_collect() rechecks under the lock */
 	if (inet_sk_state_load(ssk) == TCP_CLOSE || data_race((u8)subflow->closing))
 		return false;
+	/* retransmissions may need a copy below the watermark */
+	if ((rules & MPTCP_FUSO_RULE_PROTECT_RTX) && READ_ONCE(tp->retrans_out))
+		return una != nxt;
 	/* a watermark outside [una, nxt] is stale and counts as una */
 	if (before(prot, una) || after(prot, nxt))
 		prot = una;
@@ -587,63 +735,211 @@ static bool mptcp_fuso_may_run(const struct mptcp_sock *msk)
 	return READ_ONCE(msk->snd_una) != READ_ONCE(msk->snd_nxt);
 }
 
+/* A subflow watermark outside [snd_una, snd_nxt] is stale (or never set)
+ * and counts as snd_una.
+ */
+static u32 mptcp_fuso_mark(u32 mark, const struct tcp_sock *tp)
+{
+	if (before(mark, tp->snd_una) || after(mark, tp->snd_nxt))
+		return tp->snd_una;
+	return mark;
+}
+
+/* Add victims from [@seq, @end) of an skb mapped by @ext at @map_seq,
+ * from *@mark on, each at most @mss bytes, to @v[@n..@max).  Data that is
+ * acknowledged at the data level already needs no copy.
+ * Return: the new number of victims; *@mark is past what was taken.
+ */
+static int mptcp_fuso_take(const struct tcp_sock *tp,
+			   const struct mptcp_ext *ext, u32 map_seq,
+			   u32 *mark, u32 seq, u32 end, u32 mss, u64 msk_una,
+			   struct mptcp_fuso_victim *v, int n, int max)
+{
+	u32 off, len;
+
+	while (n < max &&
+	       mptcp_fuso_next_slice(tp->snd_una, tp->snd_nxt, mark, seq, end,
+				     map_seq, ext->data_len - ext->data_fin,
+				     mss, &off, &len)) {
+		u64 dsn = ext->data_seq + off;
+
+		if (!after64(dsn + len, msk_una))
+			continue;
+		v[n].dsn = dsn;
+		v[n].len = len;
+		n++;
+	}
+	return n;
+}
+
+/* The mapping of an skb FUSO may copy, or NULL */
+static const struct mptcp_ext *mptcp_fuso_orig_ext(const struct sk_buff *skb)
+{
+	const struct mptcp_ext *ext;
+
+	if (!skb->len || (TCP_SKB_CB(skb)->tcp_flags & TCPHDR_SYN) ||
+	    (TCP_SKB_CB(skb)->sacked & TCPCB_SACKED_ACKED))
+		return NULL;
+	ext = mptcp_get_ext(skb);
+	if (!ext || !ext->use_map || ext->infinite_map || ext->fuso)
+		return NULL;
+	return ext;
+}
+
+/* MPTCP_FUSO_RULE_TARGETED: the subflow's last segment, which no later ACK
+ * can show to be lost, is copied at once, once per snd_nxt.  It is the last
+ * MSS of the last original not SACKed; what of it lies below the watermark
+ * was protected already.
+ */
+static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
+				struct sock *ssk, u32 prot, u32 mss,
+				u64 msk_una, struct mptcp_fuso_victim *v,
+				int n, int max)
+{
+	struct tcp_sock *tp = tcp_sk(ssk);
+	struct sk_buff *skb;
+
+	if (subflow->fuso_tail_valid && subflow->fuso_tail_nxt == tp->snd_nxt)
+		return n;
+
+	for (skb = tcp_rtx_queue_tail(ssk); skb; skb = skb_rb_prev(skb)) {
+		u32 seq = TCP_SKB_CB(skb)->seq, end = seq + skb->len, start;
+		const struct mptcp_ext *ext;
+
+		if (!after(end, prot))
+			break;
+		ext = mptcp_get_ext(skb);
+		if (ext && ext->fuso)
+			continue;
+		/* the last original arrived */
+		if (TCP_SKB_CB(skb)->sacked & TCPCB_SACKED_ACKED)
+			break;
+		ext = mptcp_fuso_orig_ext(skb);
+		if (!ext)
+			continue;
+
+		start = end - min(end - seq, tp->mss_cache);
+		if (before(start, prot))
+			start = prot;
+		subflow->fuso_tail_seq = start;
+		n = mptcp_fuso_take(tp, ext, subflow->fuso_isn + ext->subflow_seq,
+				    &start, seq, end, mss, msk_una, v, n, max);
+		subflow->fuso_tail_end = start;
+		break;
+	}
+	subflow->fuso_tail_nxt = tp->snd_nxt;
+	subflow->fuso_tail_valid = 1;
+	return n;
+}
+
 /* Collect up to @max victims of @ssk, each at most @mss bytes, and move
- * its watermark past them.  Takes and releases the subflow lock.
+ * its watermarks past them.  *@pending is set if data is left that waits
+ * for evidence of loss (MPTCP_FUSO_RULE_TARGETED).  Takes and releases the
+ * subflow lock.
  */
 static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
-			      struct mptcp_fuso_victim *v, int max, u32 mss)
+			      struct mptcp_fuso_victim *v, int max, u32 mss,
+			      bool *pending)
 {
 	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
 	u64 msk_una = READ_ONCE(msk->snd_una);
+	u64 hole = READ_ONCE(msk->fuso_hole_dsn);
 	struct tcp_sock *tp = tcp_sk(ssk);
+	u8 rules = msk->fuso_rules;
+	u32 prot, rprot, ts = 0, te = 0, hs;
+	bool walk = true, tail = false;
 	struct sk_buff *skb;
-	u32 prot, off, len;
 	int n = 0;
+
+	if (!after64(hole, msk_una) || after64(hole, READ_ONCE(msk->snd_nxt)))
+		hole = msk_una;
 
 	lock_sock(ssk);
 	if (ssk->sk_state == TCP_CLOSE || !subflow->fuso_isn_valid)
 		goto out;
 
-	/* a watermark outside [una, nxt] is stale (or never set) */
-	prot = subflow->fuso_prot_seq;
-	if (before(prot, tp->snd_una) || after(prot, tp->snd_nxt))
-		prot = tp->snd_una;
+	prot = mptcp_fuso_mark(subflow->fuso_prot_seq, tp);
+	rprot = mptcp_fuso_mark(subflow->fuso_rtx_prot, tp);
+	hs = tcp_highest_sack_seq(tp);
+	/* a tail copied earlier and still in flight is protected */
+	if (subflow->fuso_tail_valid &&
+	    before(subflow->fuso_tail_seq, subflow->fuso_tail_end) &&
+	    after(subflow->fuso_tail_end, tp->snd_una) &&
+	    !after(subflow->fuso_tail_end, tp->snd_nxt)) {
+		ts = subflow->fuso_tail_seq;
+		te = subflow->fuso_tail_end;
+		tail = true;
+	}
+
 	for (skb = tcp_rtx_queue_head(ssk); skb && n < max;
 	     skb = skb_rb_next(skb)) {
 		u32 seq = TCP_SKB_CB(skb)->seq;
 		u32 end = seq + skb->len;	/* payload only, no SYN/FIN */
-		const struct mptcp_ext *ext;
+		const struct mptcp_ext *ext = mptcp_fuso_orig_ext(skb);
+		u32 map_seq, last;
 
-		if (!skb->len || !after(end, prot))
+		if (!ext)
 			continue;
-		if (TCP_SKB_CB(skb)->tcp_flags & TCPHDR_SYN)
-			continue;
-		if (TCP_SKB_CB(skb)->sacked & TCPCB_SACKED_ACKED)
-			continue;
-		ext = mptcp_get_ext(skb);
-		if (!ext || !ext->use_map || ext->infinite_map || ext->fuso)
-			continue;
+		map_seq = subflow->fuso_isn + ext->subflow_seq;
 
-		while (n < max &&
-		       mptcp_fuso_next_slice(tp->snd_una, tp->snd_nxt, &prot,
-					     seq, end,
-					     subflow->fuso_isn + ext->subflow_seq,
-					     ext->data_len - ext->data_fin,
-					     mss, &off, &len)) {
-			u64 dsn = ext->data_seq + off;
+		/* a retransmission of protected data may be lost again */
+		if ((rules & MPTCP_FUSO_RULE_PROTECT_RTX) &&
+		    (TCP_SKB_CB(skb)->sacked & TCPCB_SACKED_RETRANS)) {
+			u32 e = after(end, prot) ? prot : end;
 
-			/* delivered at the data level already: nothing to do */
-			if (!after64(dsn + len, msk_una))
+			if (after(e, seq))
+				n = mptcp_fuso_take(tp, ext, map_seq, &rprot,
+						    seq, e, mss, msk_una, v, n,
+						    max);
+		}
+
+		while (walk && n < max && after(end, prot)) {
+			u32 s = before(prot, seq) ? seq : prot, e = end;
+
+			/* the copied tail: skip it */
+			if (tail && !before(s, ts) && before(s, te)) {
+				prot = te;
 				continue;
-			v[n].dsn = dsn;
-			v[n].len = len;
-			n++;
+			}
+			if (!mptcp_fuso_evident(rules, TCP_SKB_CB(skb)->sacked,
+						s, hs, ext->data_seq + (s - map_seq),
+						hole)) {
+				*pending = true;
+				walk = false;
+				break;
+			}
+			if (tail && before(s, ts) && after(e, ts))
+				e = ts;
+			last = prot;
+			n = mptcp_fuso_take(tp, ext, map_seq, &prot, seq, e, mss,
+					    msk_una, v, n, max);
+			if (prot == last)	/* not inside its mapping */
+				break;
 		}
 	}
 	WRITE_ONCE(subflow->fuso_prot_seq, prot);
+	WRITE_ONCE(subflow->fuso_rtx_prot, rprot);
+
+	if ((rules & MPTCP_FUSO_RULE_TARGETED) && n < max)
+		n = mptcp_fuso_take_tail(subflow, ssk, prot, mss, msk_una, v, n,
+					 max);
 out:
 	release_sock(ssk);
 	return n;
+}
+
+/* The payload of one segment on @ssk, DSS option included: a copy cut to
+ * mss_cache would leave as a full segment and a runt.  Takes and releases
+ * the subflow lock.
+ */
+static u32 mptcp_fuso_mss(struct sock *ssk)
+{
+	u32 mss;
+
+	lock_sock(ssk);
+	mss = tcp_current_mss(ssk);
+	release_sock(ssk);
+	return mss;
 }
 
 static struct mptcp_data_frag *mptcp_fuso_dfrag(struct sock *sk, u64 dsn)
@@ -697,7 +993,8 @@ static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 		dfrag = mptcp_fuso_dfrag(sk, v[i].dsn);
 		if (!dfrag)
 			continue;
-		if (!mptcp_fuso_best_ok(subflow, v[i].len, NULL))
+		if (!mptcp_fuso_best_ok(subflow, v[i].len, NULL,
+					msk->fuso_rules))
 			break;
 
 		info.sent = v[i].dsn - dfrag->data_seq;
@@ -718,6 +1015,17 @@ static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 			MPTCP_INC_STATS(net, MPTCP_MIB_FUSORECOVERYSAMESUBFLOW);
 		trace_mptcp_fuso_recovery(sk, wssk, ssk, v[i].dsn, copied,
 					  cost_w, cost_b);
+
+		/* its ACK tells whether the data-level ACK is stuck below it */
+		if (msk->fuso_rules & MPTCP_FUSO_RULE_TARGETED) {
+			u64 dsn_end = v[i].dsn + copied;
+
+			if (!subflow->fuso_copy_valid ||
+			    after64(dsn_end, subflow->fuso_copy_dsn))
+				subflow->fuso_copy_dsn = dsn_end;
+			subflow->fuso_copy_seq = tcp_sk(ssk)->write_seq;
+			subflow->fuso_copy_valid = 1;
+		}
 
 		/* no Nagle, no autocork: the copy leaves now or not at all */
 		if (tcp_write_queue_tail(ssk))
@@ -750,6 +1058,7 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 	struct mptcp_sock *msk = mptcp_sk(sk);
 	int budget = MPTCP_FUSO_MAX_COPIES;
 	struct net *net = sock_net(sk);
+	u8 rules = msk->fuso_rules;
 
 	msk_owned_by_me(msk);
 	if (!mptcp_fuso_may_run(msk))
@@ -764,9 +1073,9 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 		u32 quotas[MPTCP_FUSO_MAX_SUBFLOWS];
 		struct mptcp_fuso_victim v[MPTCP_FUSO_BATCH];
 		struct mptcp_subflow_context *subflow;
-		int n = 0, b, w, nv = 0, done;
-		bool unsent = false;
-		u32 quota, mss;
+		int n = 0, b = -1, w, nv = 0, done;
+		bool pending = false, unsent;
+		u32 rnd, quota, mss;
 
 		mptcp_for_each_subflow(msk, subflow) {
 			struct mptcp_fuso_cand *c = &cand[n];
@@ -774,38 +1083,48 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			if (n == MPTCP_FUSO_MAX_SUBFLOWS)
 				break;
 			ssks[n] = mptcp_subflow_tcp_sock(subflow);
+			/* The paper's gate: copies only once everything handed
+			 * to a subflow is on the wire.  Racy: the ACK that
+			 * sends the rest calls again.
+			 */
+			unsent = data_race(tcp_send_head(ssks[n]));
+			if (unsent && mptcp_subflow_active(subflow))
+				return;
 			c->cost = mptcp_fuso_subflow_cost(msk, subflow);
 			c->srtt_us = READ_ONCE(tcp_sk(ssks[n])->srtt_us) >> 3;
-			c->worst_ok = mptcp_fuso_worst_ok(subflow);
-			c->best_ok = mptcp_fuso_best_ok(subflow, 0, &quotas[n]);
+			c->worst_ok = mptcp_fuso_worst_ok(subflow, rules);
+			c->best_ok = mptcp_fuso_best_ok(subflow, 0, &quotas[n],
+							rules);
 			c->active = mptcp_subflow_active(subflow);
 			c->backup = subflow->backup || subflow->request_bkup;
-			/* racy: only decides whether to go quiet */
-			unsent |= !!data_race(tcp_send_head(ssks[n]));
 			n++;
 		}
 
-		b = mptcp_fuso_pick_best(cand, n, get_random_u32());
-		if (b < 0) {
-			MPTCP_INC_STATS(net, MPTCP_MIB_FUSONOBESTSUBFLOW);
-			break;
-		}
-		quota = min3(quotas[b], (u32)budget, (u32)MPTCP_FUSO_BATCH);
-		mss = READ_ONCE(tcp_sk(ssks[b])->mss_cache);
-
-		/* the worst subflow with something left to protect */
+		/* the worst subflow with something left to protect, and the
+		 * best carrier for its data
+		 */
+		rnd = get_random_u32();
 		while ((w = mptcp_fuso_pick_worst(cand, n)) >= 0) {
-			nv = mptcp_fuso_collect(msk, ssks[w], v, quota, mss);
+			b = mptcp_fuso_pick_best(cand, n, rnd, rules, w);
+			if (b < 0)
+				break;
+			quota = min3(quotas[b], (u32)budget, (u32)MPTCP_FUSO_BATCH);
+			mss = mptcp_fuso_mss(ssks[b]);
+			nv = mptcp_fuso_collect(msk, ssks[w], v, quota, mss,
+						&pending);
 			if (nv)
 				break;
 			cand[w].worst_ok = 0;
 		}
+		if (w >= 0 && b < 0) {
+			MPTCP_INC_STATS(net, MPTCP_MIB_FUSONOBESTSUBFLOW);
+			break;
+		}
 		if (!nv) {
-			/* Quiet until new data goes out; but data that a subflow
-			 * holds back (window, TSQ) is not on the wire yet: its
-			 * ACKs will call again.
+			/* quiet until new data goes out, unless some data waits
+			 * for evidence of loss: ACKs bring that
 			 */
-			if (!unsent)
+			if (!pending)
 				WRITE_ONCE(msk->fuso_idle_snd_nxt, msk->snd_nxt);
 			MPTCP_INC_STATS(net, MPTCP_MIB_FUSOALLPROTECTED);
 			break;
@@ -841,9 +1160,10 @@ void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
  * @ssk: the subflow that received the ACK; its lock is held
  *
  * Runs for every DATA_ACK, so it must stay cheap: a few loads and compares
- * unless the ACK changed the subflow's cwnd or in-flight count and a round
- * could do something.  It cannot run the round (that needs other subflows'
- * locks), so it defers it to mptcp_release_cb() or the msk worker.
+ * unless the ACK changed the subflow's cwnd or in-flight count, or showed
+ * a data-level hole below a copy, and a round could do something.  It
+ * cannot run the round (that needs other subflows' locks), so it defers it
+ * to mptcp_release_cb() or the msk worker.
  */
 void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 {
@@ -851,26 +1171,59 @@ void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 	struct mptcp_sock *msk = mptcp_sk(sk);
 	struct tcp_sock *tp = tcp_sk(ssk);
 	u32 in_flight, cwnd;
+	bool hole = false;
 
 	if (!(msk->fuso_mode & MPTCP_FUSO_TX))
 		return;
 
 	/* exact here: the subflow is locked */
 	mptcp_fuso_sample_rtx(subflow, tp->data_segs_out, tp->total_retrans);
+	if (inet_csk(ssk)->icsk_ca_state >= TCP_CA_CWR) {
+		WRITE_ONCE(subflow->fuso_cong_us, (u32)tp->tcp_mstamp);
+		subflow->fuso_cong_valid = 1;
+	}
 
-	/* bulk transfer: there is new data, nothing else to look at */
-	if (!READ_ONCE(msk->fuso_app_idle) || READ_ONCE(msk->first_pending))
+	/* the copies sent here arrived; did the data-level ACK pass them? */
+	if (subflow->fuso_copy_valid &&
+	    !before(tp->snd_una, subflow->fuso_copy_seq)) {
+		u64 dsn = subflow->fuso_copy_dsn;
+
+		subflow->fuso_copy_valid = 0;
+		if (after64(dsn, msk->snd_una) &&
+		    (!after64(msk->fuso_hole_dsn, msk->snd_una) ||
+		     after64(dsn, msk->fuso_hole_dsn))) {
+			WRITE_ONCE(msk->fuso_hole_dsn, dsn);
+			hole = true;
+		}
+	}
+
+	/* bulk transfer: there is new data, nothing else to look at; and
+	 * not before everything handed to this subflow is on the wire
+	 */
+	if (!READ_ONCE(msk->fuso_app_idle) || READ_ONCE(msk->first_pending) ||
+	    tcp_send_head(ssk))
 		return;
 
 	in_flight = tcp_packets_in_flight(tp);
 	cwnd = tcp_snd_cwnd(tp);
-	if (in_flight == subflow->fuso_inflight && cwnd == subflow->fuso_cwnd)
+	if (in_flight == subflow->fuso_inflight && cwnd == subflow->fuso_cwnd &&
+	    !hole)
 		return;
 	subflow->fuso_inflight = in_flight;
 	subflow->fuso_cwnd = cwnd;
 
-	if (in_flight >= cwnd || !mptcp_fuso_may_run(msk) ||
-	    READ_ONCE(msk->snd_nxt) == READ_ONCE(msk->fuso_idle_snd_nxt))
+	/* A retransmission in flight may want a copy although everything
+	 * was protected once.
+	 */
+	if ((msk->fuso_rules & MPTCP_FUSO_RULE_PROTECT_RTX) && tp->retrans_out)
+		hole = true;
+
+	/* the copy may go to another subflow, so not only when this one
+	 * has room
+	 */
+	if (!mptcp_fuso_may_run(msk) ||
+	    (READ_ONCE(msk->snd_nxt) == READ_ONCE(msk->fuso_idle_snd_nxt) &&
+	     !hole))
 		return;
 
 	if (sock_owned_by_user(sk)) {

@@ -13,6 +13,7 @@
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 struct net;
@@ -23,6 +24,16 @@ struct sock;
 #define MPTCP_FUSO_TX		BIT(0)	/* sender: proactive recovery */
 #define MPTCP_FUSO_RX		BIT(1)	/* receiver: subflow-OOO push */
 #define MPTCP_FUSO_MODE_MASK	(MPTCP_FUSO_TX | MPTCP_FUSO_RX)
+
+/* net.mptcp.fuso_rules bits: FUSO beyond the paper, see fuso.c; 0 is the
+ * paper's sender
+ */
+#define MPTCP_FUSO_RULE_CAUTIOUS	BIT(0)	/* no copy onto a congested subflow */
+#define MPTCP_FUSO_RULE_TARGETED	BIT(1)	/* tails at once, the rest on evidence */
+#define MPTCP_FUSO_RULE_CLEAN_PATH	BIT(2)	/* an unused subflow counts as clean */
+#define MPTCP_FUSO_RULE_PROTECT_RTX	BIT(3)	/* copy retransmissions once too */
+#define MPTCP_FUSO_RULES_MASK		GENMASK(3, 0)
+#define MPTCP_FUSO_RULES_DEFAULT	MPTCP_FUSO_RULES_MASK
 
 /* net.mptcp.fuso_alpha / fuso_beta: weights in percent */
 #define MPTCP_FUSO_WEIGHT_MAX		100
@@ -51,12 +62,35 @@ struct mptcp_fuso_cand {
 		backup:1;	/* backup subflow: best only if no other is active */
 };
 
+/**
+ * mptcp_fuso_room - free congestion window of a subflow, in bytes
+ * @cwnd: tcp_snd_cwnd()
+ * @in_flight: tcp_packets_in_flight()
+ * @queued: bytes written to the subflow and not sent yet
+ * @mss: the subflow's mss_cache
+ *
+ * Return: what the subflow could send now beyond what it already holds:
+ * (cwnd - in_flight) * mss - queued, or 0.
+ */
+static inline u32 mptcp_fuso_room(u32 cwnd, u32 in_flight, u32 queued, u32 mss)
+{
+	u64 room;
+
+	if (in_flight >= cwnd)
+		return 0;
+	room = (u64)(cwnd - in_flight) * mss;
+	if (room <= queued)
+		return 0;
+	return min_t(u64, room - queued, U32_MAX);
+}
+
 #ifdef CONFIG_MPTCP_FUSO
 
 int __init mptcp_fuso_init(void);
 u8 mptcp_fuso_mode(const struct net *net);
 u8 mptcp_fuso_alpha(const struct net *net);
 u8 mptcp_fuso_beta(const struct net *net);
+u8 mptcp_fuso_rules(const struct net *net);
 
 void mptcp_fuso_init_sock(struct sock *sk);
 void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle);
@@ -71,7 +105,10 @@ void __mptcp_fuso_rcv_ofo(struct sock *ssk, struct sk_buff *skb);
 /* The pure parts of the sender, for the KUnit tests; static without KUnit */
 u32 mptcp_fuso_cost(u32 segs, u32 rtx, u32 segs_at_rtx, u8 alpha, u8 beta);
 int mptcp_fuso_pick_worst(const struct mptcp_fuso_cand *c, int n);
-int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c, int n, u32 rnd);
+int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c, int n, u32 rnd,
+			 u8 rules, int w);
+bool mptcp_fuso_evident(u8 rules, u8 sacked, u32 seq, u32 hs, u64 dsn,
+			u64 hole_dsn);
 bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt, u32 *prot_seq,
 			   u32 seq, u32 end, u32 map_seq, u32 map_len,
 			   u32 mss, u32 *off, u32 *len);

@@ -5,6 +5,7 @@
 #include <linux/string.h>
 #include <linux/limits.h>
 #include <linux/sysctl.h>
+#include <net/tcp.h>
 
 #include "fuso.h"
 
@@ -84,11 +85,16 @@ static void mptcp_fuso_test_sysctl_weights(struct kunit *test)
 	fuso_sysctl_check_range(test, "fuso_beta", MPTCP_FUSO_WEIGHT_MAX);
 }
 
+static void mptcp_fuso_test_sysctl_rules(struct kunit *test)
+{
+	fuso_sysctl_check_range(test, "fuso_rules", MPTCP_FUSO_RULES_MASK);
+}
+
 static void mptcp_fuso_test_sysctl_table(struct kunit *test)
 {
 	unsigned int i;
 
-	KUNIT_EXPECT_EQ(test, 3U, mptcp_fuso_sysctl_template_size);
+	KUNIT_EXPECT_EQ(test, 4U, mptcp_fuso_sysctl_template_size);
 	for (i = 0; i < mptcp_fuso_sysctl_template_size; i++) {
 		const struct ctl_table *t = &mptcp_fuso_sysctl_template[i];
 
@@ -171,7 +177,7 @@ static void mptcp_fuso_test_pick_cost(struct kunit *test)
 	};
 
 	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 3));
-	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, 0, -1));
 }
 
 static void mptcp_fuso_test_pick_rtt_ties(struct kunit *test)
@@ -185,11 +191,11 @@ static void mptcp_fuso_test_pick_rtt_ties(struct kunit *test)
 	};
 
 	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 4));
-	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 4, 0));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 4, 0, 0, -1));
 
 	/* a single subflow is both */
 	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_worst(c, 1));
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 1, 0));
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 1, 0, 0, -1));
 }
 
 static void mptcp_fuso_test_pick_eligible(struct kunit *test)
@@ -201,10 +207,10 @@ static void mptcp_fuso_test_pick_eligible(struct kunit *test)
 	};
 
 	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_worst(c, 3));
-	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, 0, -1));
 	c[0].best_ok = 0;
 	c[2].best_ok = 0;
-	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 3, 0));
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 3, 0, 0, -1));
 	c[1].worst_ok = 0;
 	c[2].worst_ok = 0;
 	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_worst(c, 3));
@@ -222,8 +228,8 @@ static void mptcp_fuso_test_pick_never_sent(struct kunit *test)
 	u32 r;
 
 	/* never sent is the last choice, even against a lossy subflow */
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0));
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 1));
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, 0, -1));
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 1, 0, -1));
 
 	/* if all are never sent, the random number picks, among the
 	 * eligible ones only
@@ -231,7 +237,7 @@ static void mptcp_fuso_test_pick_never_sent(struct kunit *test)
 	c[1].cost = MPTCP_FUSO_INF;
 	c[1].best_ok = 0;
 	for (r = 0; r < 8; r++) {
-		int b = mptcp_fuso_pick_best(c, 3, r);
+		int b = mptcp_fuso_pick_best(c, 3, r, 0, -1);
 
 		KUNIT_ASSERT_TRUE(test, b == 0 || b == 2);
 		seen[b] = true;
@@ -248,14 +254,96 @@ static void mptcp_fuso_test_pick_backup(struct kunit *test)
 
 	/* a backup is best only when no other subflow is active */
 	c[0].backup = 1;
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 2, 0));
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 2, 0, 0, -1));
 	/* active but unable to take a copy now (loss recovery): no copy */
 	c[1].best_ok = 0;
-	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 2, 0));
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 2, 0, 0, -1));
 	c[1].active = 0;
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 2, 0));
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 2, 0, 0, -1));
 	/* backups are fine victims */
 	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 2));
+}
+
+#define CLEAN	MPTCP_FUSO_RULE_CLEAN_PATH
+
+static void mptcp_fuso_test_pick_clean_path(struct kunit *test)
+{
+	struct mptcp_fuso_cand c[] = {
+		CAND(ONE / 10, 100, 1, 1),		/* the lossy victim */
+		CAND(MPTCP_FUSO_INF, 200, 0, 1),	/* never sent */
+		CAND(MPTCP_FUSO_INF, 300, 0, 1),	/* never sent */
+	};
+
+	/* the paper: a subflow that never sent is the last choice, so the
+	 * copy goes back onto the lossy subflow
+	 */
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, 0, 0));
+	/* the rule: a clean, unused subflow before a lossy one; which of
+	 * the unused ones, at random
+	 */
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 1, CLEAN, 0));
+	/* but not before a subflow that sent and never lost */
+	c[0].cost = 0;
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
+	/* on equal rank, not back onto the victim's subflow, whatever the
+	 * RTT says
+	 */
+	c[2].cost = 0;
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 2));
+	/* a subflow with a loss still ranks after the clean one */
+	c[2].cost = 1;
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
+	/* only the victim's subflow can take it: back onto it */
+	c[1].best_ok = 0;
+	c[2].best_ok = 0;
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
+}
+
+/* ---- targeted copies, window room */
+
+static void mptcp_fuso_test_evident(struct kunit *test)
+{
+	const u8 t = MPTCP_FUSO_RULE_TARGETED;
+	const u64 d = U64_MAX - 1000;	/* DSNs wrap */
+
+	/* the paper: every segment at once */
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(0, 0, 1000, 1000, d, d));
+	/* targeted: no evidence, no copy */
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_evident(t, 0, 1000, 1000, d, d));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_evident(t, TCPCB_SACKED_RETRANS,
+						    1000, 1000, d, d));
+	/* TCP marked it lost */
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(t, TCPCB_LOST, 1000, 1000,
+						   d, d));
+	/* later data of the subflow was SACKed, modulo 2^32 */
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(t, 0, 1000, 1001, d, d));
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(t, 0, U32_MAX - 5, 10,
+						   d, d));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_evident(t, 0, 1000, 999, d, d));
+	/* a copy of later data arrived, the data-level ACK stayed below */
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(t, 0, 1000, 1000, d,
+						   d + 2000));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_evident(t, 0, 1000, 1000, d + 1,
+						    d + 1));
+}
+
+static void mptcp_fuso_test_room(struct kunit *test)
+{
+	/* free cwnd in bytes, less what the subflow holds unsent */
+	KUNIT_EXPECT_EQ(test, 6000U, mptcp_fuso_room(10, 4, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 3500U, mptcp_fuso_room(10, 4, 2500, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(10, 4, 6000, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(10, 4, 9000, 1000));
+	/* no room, or more in flight than cwnd after a cut */
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(10, 10, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(2, 10, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(10, 0, 0, 0));
+	/* no overflow */
+	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_fuso_room(U32_MAX, 0, 0, 65535));
+	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_fuso_room(U32_MAX, 0, 65535, 65535));
 }
 
 /* ---- the protection watermark */
@@ -389,11 +477,15 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_eligible),
 	KUNIT_CASE(mptcp_fuso_test_pick_never_sent),
 	KUNIT_CASE(mptcp_fuso_test_pick_backup),
+	KUNIT_CASE(mptcp_fuso_test_pick_clean_path),
+	KUNIT_CASE(mptcp_fuso_test_evident),
+	KUNIT_CASE(mptcp_fuso_test_room),
 	KUNIT_CASE(mptcp_fuso_test_slices),
 	KUNIT_CASE(mptcp_fuso_test_rcv_map),
 #ifdef CONFIG_SYSCTL
 	KUNIT_CASE(mptcp_fuso_test_sysctl_mode),
 	KUNIT_CASE(mptcp_fuso_test_sysctl_weights),
+	KUNIT_CASE(mptcp_fuso_test_sysctl_rules),
 	KUNIT_CASE(mptcp_fuso_test_sysctl_table),
 #endif
 	{}

@@ -17,7 +17,14 @@
 #   segments behind the hole to the data level (FusoRcvOfoPush) and, in
 #   virtual time (UML time-travel), its responses complete sooner than
 #   with fuso=1, which never touches the receiver counters; with DSS
-#   checksums the push stays off and the data arrives intact.
+#   checksums the push stays off and the data arrives intact.  This part
+#   runs the paper's sender (net.mptcp.fuso_rules=0), which copies the
+#   hole at once;
+# - the rules and the scheduler: the window-bounded scheduler ("window")
+#   is listed, and FUSO on it sends copies and delivers every byte; with
+#   MPTCP_FUSO_RULE_CLEAN_PATH, the copies of a lossy subflow go to a
+#   clean subflow that never carried data rather than back onto the lossy
+#   one (the paper's ranking puts a never-used subflow last).
 #
 #   ns1 (client)  ns1eth1 ------ path 1 ------ ns2eth1  ns2 (server)
 #                 10.0.1.1                     10.0.1.2
@@ -36,10 +43,11 @@
 # FUSO_TEST_VERBOSE=1 (show the FUSO sysctls and counters after each
 # transfer), FUSO_TEST_IP (the address families of the transfer, exchange
 # and receiver tests, default "4 6"; "4" halves the run time),
-# FUSO_TEST_PARTS (the parts that run, default "knobs 0 1 3 hole": knobs
-# the sysctl and counter tests, 0 the FUSO-off baseline, 1 the sender and
-# the tracepoint, 3 the sender with the receiver, hole the receiver's
-# subflow-hole scenario, with and without checksums),
+# FUSO_TEST_PARTS (the parts that run, default "knobs 0 1 3 hole rules":
+# knobs the sysctl and counter tests, 0 the FUSO-off baseline, 1 the sender
+# and the tracepoint, 3 the sender with the receiver, hole the receiver's
+# subflow-hole scenario, with and without checksums, rules the scheduler
+# and the copy rules),
 # FUSO_TEST_SANITIZER=1 (a KASAN kernel under emulation: the subflow-hole
 # scenario's timing-bound checks only report).
 
@@ -55,7 +63,7 @@ tmpdir=""
 ret=0
 loss=${FUSO_TEST_LOSS:-2%}
 size_kb=${FUSO_TEST_SIZE:-512}
-parts=${FUSO_TEST_PARTS:-knobs 0 1 3 hole}
+parts=${FUSO_TEST_PARTS:-knobs 0 1 3 hole rules}
 port=10000
 timeout_poll=30
 timeout_test=$((timeout_poll * 2 + 1))
@@ -98,6 +106,7 @@ test_sysctl_defaults()
 	check_value "${ns1}" fuso 0 || rc=1
 	check_value "${ns1}" fuso_alpha 50 || rc=1
 	check_value "${ns1}" fuso_beta 50 || rc=1
+	check_value "${ns1}" fuso_rules 15 || rc=1
 	result "sysctl defaults" ${rc}
 }
 
@@ -129,6 +138,7 @@ test_sysctl_range()
 	# per netns: the other namespace kept its default
 	case "${name}" in
 	fuso) check_value "${ns2}" "${name}" 0 || rc=1 ;;
+	fuso_rules) check_value "${ns2}" "${name}" 15 || rc=1 ;;
 	*) check_value "${ns2}" "${name}" 50 || rc=1 ;;
 	esac
 	result "sysctl ${name} range" ${rc}
@@ -268,7 +278,8 @@ show_state()
 
 	for ns in "${ns1}" "${ns2}"; do
 		echo "    ${ns}: $(ip netns exec "${ns}" sysctl net.mptcp.fuso \
-			net.mptcp.fuso_alpha net.mptcp.fuso_beta | tr '\n' ' ')"
+			net.mptcp.fuso_alpha net.mptcp.fuso_beta \
+			net.mptcp.fuso_rules net.mptcp.scheduler | tr '\n' ' ')"
 		ip netns exec "${ns}" nstat -asz MPTcpExtMPJoinAckRx \
 			'MPTcpExtFuso*' |
 			awk 'NR > 1 { printf "        %-32s %s\n", $1, $2 }'
@@ -853,6 +864,139 @@ test_tracepoint()
 	result "${name}" ${rc}
 }
 
+# $1: rules, in both namespaces (new connections take them)
+set_rules()
+{
+	fuso_sysctl_write "${ns1}" fuso_rules "${1}" >/dev/null
+	fuso_sysctl_write "${ns2}" fuso_rules "${1}" >/dev/null
+}
+
+# $1: scheduler, in both namespaces
+set_sched()
+{
+	ip netns exec "${ns1}" sysctl -qw net.mptcp.scheduler="${1}"
+	ip netns exec "${ns2}" sysctl -qw net.mptcp.scheduler="${1}"
+}
+
+# The window-bounded scheduler ("window"): listed, selectable, and FUSO
+# on it sends copies and delivers every byte, in bulk transfers and short
+# exchanges.  $1: family
+test_sched_window()
+{
+	local name="IPv${1} scheduler \"window\": listed, data intact with fuso=3"
+	local avail
+
+	avail=$(ip netns exec "${ns2}" sysctl -n net.mptcp.available_schedulers)
+	if [[ " ${avail} " != *" window "* ]]; then
+		mptcp_lib_print_title "${name}"
+		mptcp_lib_pr_fail "available_schedulers: '${avail}'"
+		result "${name}" 1
+		return
+	fi
+	set_sched window
+	do_transfer 3 "${1}"
+	test_rr 3 "${1}" persistent
+	set_sched default
+}
+
+# A clean subflow that never carried data, against the lossy subflow that
+# holds the victims.  The default scheduler keeps short responses on the
+# first subflow (path 1, lossy here), so the second one (path 2, clean)
+# never sends.  For the paper it ranks last (C_l infinite) and the copies
+# go back onto the lossy subflow; with MPTCP_FUSO_RULE_CLEAN_PATH (4) it
+# ranks before any subflow with a loss.  Counted from the tracepoint: the
+# copies that went back onto their victim's subflow although it had lost
+# something (cost_worst > 0).  $1: family; $2: fuso_rules
+test_clean_path()
+{
+	local family=${1}
+	local rules=${2}
+	local name="IPv${family} fuso_rules=${rules}: copies of a lossy subflow"
+	local t ev rc=0 back all first
+	local addr_opt caddr spid
+
+	if [ $((rules & 4)) = 4 ]; then
+		name+=" go to the clean unused one"
+	else
+		name+=" go back onto it (the paper)"
+	fi
+	mptcp_lib_print_title "${name}"
+	t=$(tracefs)
+	if [ -z "${t}" ]; then
+		mptcp_lib_pr_fail "no tracefs or no mptcp_fuso_recovery event"
+		result "${name}" 1
+		return
+	fi
+	set_rules "${rules}"
+	path2_loss ""
+	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms loss 5%
+	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms loss 5%
+	ev="${t}/events/mptcp/mptcp_fuso_recovery/enable"
+	echo 0 > "${t}/tracing_on"
+	echo > "${t}/trace"
+	echo 1 > "${ev}"
+	echo 1 > "${t}/tracing_on"
+
+	rr_addr "${family}"
+	port=$((port + 1))
+	rr_server_start "${port}"
+	if ! timeout ${timeout_test} ip netns exec "${ns1}" \
+		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+		-a "${caddr}" -n 100 -s 1000,4000; then
+		mptcp_lib_pr_fail "a response was lost or corrupted"
+		rc=1
+	fi
+	rr_server_stop
+
+	echo 0 > "${t}/tracing_on"
+	echo 0 > "${ev}"
+	all=$(grep -c 'mptcp_fuso_recovery:' "${t}/trace")
+	# "BACK FIRST": copies back onto a subflow with a loss, and where
+	# the first copy of a subflow with a loss went ("back" or "other")
+	read -r back first < <(grep 'mptcp_fuso_recovery:' "${t}/trace" |
+		awk '{ w = b = c = ""
+		       for (i = 1; i <= NF; i++) {
+			if ($i ~ /^worst=/) w = $i
+			if ($i ~ /^best=/) b = $i
+			if ($i ~ /^cost_worst=/) c = $i
+		       }
+		       sub(/^worst=/, "", w); sub(/^best=/, "", b)
+		       sub(/^cost_worst=/, "", c)
+		       if (c + 0 == 0)
+			next
+		       if (first == "")
+			first = (w == b) ? "back" : "other"
+		       if (w == b)
+			n++ }
+		     END { print n + 0, (first == "" ? "none" : first) }')
+	echo > "${t}/trace"
+	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms
+	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms
+	path2_loss "${loss}"
+	set_rules 15
+
+	mptcp_lib_pr_info "${all} copies, ${back} back onto a subflow with a" \
+		"loss; the first of those went ${first}"
+	if [ ${rc} = 0 ] && { [ "${all}" -lt 10 ] || [ "${first}" = none ]; }; then
+		# too few to tell anything
+		mptcp_lib_pr_fail "only ${all} copies, none of a subflow with a loss"
+		rc=1
+	elif [ ${rc} = 0 ] && [ $((rules & 4)) = 4 ] &&
+	     { [ "${first}" != other ] || [ $((back * 10)) -gt "${all}" ]; }; then
+		# the clean subflow can take a copy whenever the lossy one can,
+		# but not always at once: allow a tenth
+		mptcp_lib_pr_fail "expected the first to go to the clean subflow" \
+			"and at most a tenth back"
+		rc=1
+	elif [ ${rc} = 0 ] && [ $((rules & 4)) = 0 ] && [ "${first}" != back ]; then
+		# once the clean subflow carried a copy, its C_l is 0 and it
+		# wins for the paper too: only the first shows the ranking
+		mptcp_lib_pr_fail "expected the first to go back onto the lossy subflow"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # $1: expected "zero" or "any"
 test_counters_off()
 {
@@ -895,8 +1039,8 @@ case " ${FUSO_TEST_IP:-4 6} " in
 esac
 for p in ${parts}; do
 	case "${p}" in
-	knobs|0|1|3|hole) ;;
-	*) echo "FUSO_TEST_PARTS: '${p}' is not one of knobs 0 1 3 hole" >&2; exit 1 ;;
+	knobs|0|1|3|hole|rules) ;;
+	*) echo "FUSO_TEST_PARTS: '${p}' is not one of knobs 0 1 3 hole rules" >&2; exit 1 ;;
 	esac
 done
 
@@ -907,8 +1051,10 @@ if part_ok knobs; then
 	test_sysctl_range fuso 3
 	test_sysctl_range fuso_alpha 100
 	test_sysctl_range fuso_beta 100
+	test_sysctl_range fuso_rules 15
 	fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
+	fuso_sysctl_write "${ns1}" fuso_rules 15 >/dev/null
 	test_counters_exist
 fi
 
@@ -946,9 +1092,22 @@ if part_ok 3; then
 fi
 
 if part_ok hole; then
+	# the receiver behind the paper's sender, which copies the hole at
+	# once (with MPTCP_FUSO_RULE_TARGETED it waits for the SACKs)
+	set_rules 0
 	ip_ok 4 && test_ofo_push 4
 	ip_ok 6 && test_ofo_push 6
 	ip_ok 4 && test_ofo_csum 4
+	set_rules 15
+fi
+
+if part_ok rules; then
+	set_mode 3
+	ip_ok 4 && test_sched_window 4
+	ip_ok 6 && test_sched_window 6
+	set_mode 1
+	ip_ok 4 && test_clean_path 4 4
+	ip_ok 4 && test_clean_path 4 0
 fi
 
 mptcp_lib_result_print_all_tap

@@ -46,6 +46,10 @@
 #   FUSO_FAULTS_MODE   the net.mptcp.fuso value under test (default 3; 0
 #                      runs the same faults on plain MPTCP, to tell a FUSO
 #                      bug from an MPTCP one)
+#   FUSO_FAULTS_SCHED  the net.mptcp.scheduler under test (default
+#                      "default"; "window", the window-bounded scheduler,
+#                      keeps data at the MPTCP level until a subflow has
+#                      room, which a dead path must not stall)
 #   FUSO_FAULTS_BREAK=corrupt  corrupt data undetectably in every case (as
 #                      the control case does): every case but the control
 #                      must then fail.  Proves that each case's checks catch
@@ -75,6 +79,7 @@ cases=${FUSO_FAULTS_CASES:-random-loss bursty-loss blackhole loss-all reorder
 	control}
 break_mode=${FUSO_FAULTS_BREAK:-}
 mode=${FUSO_FAULTS_MODE:-3}
+sched=${FUSO_FAULTS_SCHED:-default}
 port=20000
 slow=${FUSO_FAULTS_SLOW:-1}
 if [[ ! "${slow}" =~ ^([1-9]|10)$ ]]; then
@@ -122,6 +127,10 @@ fuso_lib_require
 case "${mode}" in
 0|1|2|3) ;;
 *) echo "FUSO_FAULTS_MODE must be 0..3, not '${mode}'" >&2; exit 1 ;;
+esac
+case "${sched}" in
+default|window) ;;
+*) echo "FUSO_FAULTS_SCHED must be default or window, not '${sched}'" >&2; exit 1 ;;
 esac
 case "${break_mode}" in
 ""|corrupt) ;;
@@ -194,6 +203,7 @@ baseline()
 	local ns
 	for ns in "${ns1}" "${ns2}"; do
 		ip netns exec "${ns}" sysctl -q net.mptcp.checksum_enabled=0
+		ip netns exec "${ns}" sysctl -q net.mptcp.scheduler="${sched}"
 		ip netns exec "${ns}" sysctl -q net.ipv4.tcp_rmem="${rmem_default}"
 		ip netns exec "${ns}" sysctl -q net.ipv4.tcp_wmem="${wmem_default}"
 	done
