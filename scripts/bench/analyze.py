@@ -85,10 +85,12 @@ import sys
 
 import numpy as np
 
-SCHEMES = ["tcp", "tcp-notlp", "mptcp", "fuso1", "fuso3", "repflow", "proactive"]
+SCHEMES = ["tcp", "tcp-notlp", "mptcp", "mptcp-window", "fuso1", "fuso3-paper", "fuso3",
+           "repflow", "proactive"]
 LABEL = {"tcp": "TCP (RACK-TLP)", "tcp-notlp": "TCP, no TLP", "mptcp": "MPTCP",
-         "fuso1": "FUSO sender (fuso=1)", "fuso3": "FUSO (fuso=3)",
-         "repflow": "RepFlow", "proactive": "Proactive"}
+         "mptcp-window": "MPTCP, window scheduler",
+         "fuso1": "FUSO sender (fuso=1)", "fuso3-paper": "FUSO as in the paper (fuso=3, rules 0)",
+         "fuso3": "FUSO (fuso=3)", "repflow": "RepFlow", "proactive": "Proactive"}
 FIGS = ["2", "4a", "4c", "bursty", "dm", "5", "6", "7", "diag"]
 SENDERS = ("h4", "h5", "h6")                    # who answers the queries
 INCAST_SENDERS = ("h2", "h3", "h4", "h5", "h6")  # ... in the incast

@@ -38,6 +38,9 @@
 #                hash seed and the traffic generator: the same seed gives
 #                the same per-query CSVs
 #   --jobs N     VMs at a time (default: the number of CPUs)
+#   --plan FILE  run the conditions of FILE instead, one per line as
+#                plan() below writes them ("FIG COND KEY=VALUE..."), e.g.
+#                "4a loss2 loss=2 where=p1 flows=300 schemes=tcp,fuso3"
 #   --out DIR    results directory (default build/bench/results); a
 #                non-empty DIR is only reused if an earlier run of this
 #                script made it
@@ -50,12 +53,12 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
-quick= full= figs= flows= reps= seed=1 jobs_n=$(jobs) out=$BUILD/bench/results flows_set=
+quick= full= figs= flows= reps= seed=1 jobs_n=$(jobs) out=$BUILD/bench/results flows_set= planfile=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--full) full=1 ;;
-	--fig|--flows|--reps|--seed|--jobs|--out)
+	--fig|--flows|--reps|--seed|--jobs|--out|--plan)
 		[ $# -ge 2 ] && [ -n "$2" ] || die "bench: $1 needs a value (see --help)"
 		case "$1" in
 		--fig) figs=$(echo "$2" | tr ',' ' ') ;;
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 		--seed) seed=$2 ;;
 		--jobs) jobs_n=$2 ;;
 		--out) out=$2 ;;
+		--plan) planfile=$2 ;;
 		esac
 		shift ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -72,6 +76,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -z "$quick" ] || [ -z "$full" ] || die "bench: --quick and --full exclude each other"
+[ -z "$planfile" ] || [ -f "$planfile" ] || die "bench: --plan: no file '$planfile'"
+[ -z "$planfile" ] || [ -z "$quick$full$figs" ] || die "bench: --plan excludes --quick, --full and --fig"
 : "${flows:=$([ -n "$full" ] && echo 3000 || echo 1000)}"
 : "${reps:=$([ -n "$full" ] && echo 10 || { [ -n "$quick" ] && echo 1 || echo 3; })}"
 for v in "flows=$flows" "reps=$reps" "seed=$seed" "jobs=$jobs_n"; do
@@ -100,6 +106,10 @@ gcc -O2 -Wall -Wextra -o "$TG" "$TOP/scripts/bench/fuso-tg.c" -lm -lpthread ||
 # point (Fig 5 and diag only with --full or --fig).
 plan() {
 	local l f s
+	if [ -n "$planfile" ]; then
+		grep -v '^[[:space:]]*\(#\|$\)' "$planfile"
+		return
+	fi
 	if [ -n "$quick" ]; then
 		echo "4a loss2 loss=2 where=p1 flows=100"
 		echo "6 fanout10 fanout=10 flows=3"
@@ -137,7 +147,7 @@ plan() {
 		# bulk throughput and CPU per byte, FUSO off and on: an
 		# unmodified iperf3 through mptcpize, 5 s, loss on paths 1 and 2
 		bulk) for l in $([ -n "$full" ] && echo 0 0.5 1 2 || echo 0 1); do
-			echo "bulk loss$l loss=$l where=p12 bulk=5 schemes=mptcp,fuso3"
+			echo "bulk loss$l loss=$l where=p12 bulk=5 schemes=mptcp,mptcp-window,fuso3"
 		   done ;;
 		5) [ -n "$full" ] || [ -n "$figs" ] || continue
 		   for l in 0.1 0.3 0.5 0.7 0.9; do

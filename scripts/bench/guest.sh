@@ -9,8 +9,9 @@
 #   guest.sh OUT KEY=VALUE...
 #
 # Keys (defaults in brackets):
-#   schemes   schemes to run, in order, separated by commas or spaces [tcp tcp-notlp mptcp fuso1 fuso3
-#             repflow proactive]
+#   schemes   schemes to run, in order, separated by commas or spaces [tcp tcp-notlp mptcp fuso1
+#             fuso3-paper fuso3 repflow proactive]; also mptcp-window and, for
+#             experiments, fuso3-r<RULES>-<SCHEDULER> (see topo_up)
 #   loss      loss in percent [0]
 #   lossmodel random (iptables, independent drops) or gemodel (netem
 #             Gilbert-Elliott on path 1: bursts of 1/0.3 = 3.3 packets
@@ -54,7 +55,7 @@
 set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
-schemes="tcp tcp-notlp mptcp fuso1 fuso3 repflow proactive"
+schemes="tcp tcp-notlp mptcp fuso1 fuso3-paper fuso3 repflow proactive"
 loss=0 lossmodel=random where=p1 nsub=4 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
@@ -74,7 +75,7 @@ case "$where" in p1|p12|access) ;; *) echo "guest.sh: where=p1|p12|access, not '
 case "$bulk" in ''|*[!0-9]*) echo "guest.sh: bulk must be a number of seconds" >&2; exit 1 ;; esac
 if [ "$bulk" != 0 ]; then
 	for s in $schemes; do
-		case "$s" in mptcp|fuso*) ;; *) echo "guest.sh: bulk runs MPTCP schemes only, not '$s'" >&2; exit 1 ;; esac
+		case "$s" in mptcp*|fuso*) ;; *) echo "guest.sh: bulk runs MPTCP schemes only, not '$s'" >&2; exit 1 ;; esac
 	done
 fi
 case "$lossmodel" in random) ;; gemodel) [ "$where" = p1 ] || { echo "guest.sh: lossmodel=gemodel needs where=p1" >&2; exit 1; } ;;
@@ -132,13 +133,25 @@ topo_down() {
 
 # topo_up SCHEME
 topo_up() {
-	local s=$1 k t net tor p fw hosts n ic tlp=3 fuso=0
+	local s=$1 k t net tor p fw hosts n ic tlp=3 fuso=0 sched=default rules=15
 	topo_down
 	rm -rf "$B"
 	mkdir -p "$B"
 	hosts="$CLIENTS $SERVERS"
 	[ "$s" = tcp-notlp ] && tlp=0
-	case "$s" in fuso*) fuso=${s#fuso} ;; esac
+	# fuso1, fuso3: net.mptcp.fuso=1 or 3 with the window-bounded
+	# scheduler and every rule (the defaults we recommend); fuso3-paper:
+	# the paper's sender (fuso_rules=0) on the default scheduler;
+	# mptcp-window: MPTCP with the window-bounded scheduler.  For
+	# experiments, FUSO's settings can be spelled out: fuso3-r0-window,
+	# fuso3-r15-default ...
+	case "$s" in
+	fuso[13]) fuso=${s#fuso} sched=window ;;
+	fuso[13]-paper) fuso=${s:4:1} rules=0 ;;
+	fuso[13]-r*-default|fuso[13]-r*-window)
+		fuso=${s:4:1} rules=${s#fuso?-r} rules=${rules%-*} sched=${s##*-} ;;
+	mptcp-window) sched=window ;;
+	esac
 	for n in t1 t2 $(printf 'h%s ' $hosts); do
 		echo "netns add $P-$n" >>"$B/root.ip"
 		echo "link set lo up" >>"$B/$n.ip"
@@ -207,6 +220,7 @@ topo_up() {
 		nsx "h$k" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
 			net.ipv4.tcp_congestion_control=cubic net.ipv4.tcp_ecn=1 net.mptcp.enabled=1 \
 			net.ipv4.tcp_early_retrans=$tlp net.mptcp.fuso=$fuso \
+			net.mptcp.scheduler=$sched net.mptcp.fuso_rules=$rules \
 			net.ipv4.ip_local_port_range="40000 60999" || return 1
 	done
 	case "$s" in
@@ -349,7 +363,7 @@ run_scheme() {
 	mkdir -p "$d"
 	topo_up "$s" || fail "$s: testbed setup failed"
 	case "$s" in
-	mptcp|fuso*) mode=mptcp port=$PORT_MPTCP ;;
+	mptcp*|fuso*) mode=mptcp port=$PORT_MPTCP ;;
 	repflow) mode=repflow port=$PORT_TCP ;;
 	*) mode=tcp port=$PORT_TCP ;;
 	esac
@@ -502,7 +516,9 @@ msg "condition: loss=$loss% ($lossmodel) where=$where nsub=$nsub iwsub=${iwsub:-
 bad=0
 for s in $schemes; do
 	case "$s" in
-	tcp|tcp-notlp|mptcp|fuso1|fuso3|repflow|proactive) ;;
+	tcp|tcp-notlp|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|repflow|proactive) ;;
+	fuso[13]-r[0-9]-default|fuso[13]-r[0-9]-window) ;;
+	fuso[13]-r1[0-5]-default|fuso[13]-r1[0-5]-window) ;;
 	*) fail "unknown scheme '$s'" ;;
 	esac
 	if [ "$bulk" != 0 ]; then
