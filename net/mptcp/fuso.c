@@ -721,9 +721,15 @@ static bool mptcp_fuso_may_run(const struct mptcp_sock *msk)
 		return false;
 	/* A copy puts a DSN on the wire twice, so the connection can no longer
 	 * fall back to an infinite mapping; mptcp_fuso_xmit() gives that up as
-	 * __mptcp_retrans() does.  With checksums, keep graceful MP_FAIL
-	 * fallback possible: wait for a join or a data-level retransmission.
+	 * __mptcp_retrans() does.  Not before the peer confirmed MPTCP: if the
+	 * third ACK of the MP_CAPABLE handshake is lost, the server falls back
+	 * to TCP, and the client must follow when plain TCP data arrives
+	 * (check_fully_established()); after a copy it cannot, and resets the
+	 * connection.  With checksums, keep graceful MP_FAIL fallback possible
+	 * too: wait for a join or a data-level retransmission.
 	 */
+	if (!READ_ONCE(msk->fully_established))
+		return false;
 	if (READ_ONCE(msk->csum_enabled) &&
 	    READ_ONCE(msk->allow_infinite_fallback))
 		return false;
