@@ -12,6 +12,8 @@
 #   once.  With FUSO the response completes without a retransmission
 #   timeout on the server (TCP or MPTCP level); without FUSO it has to wait
 #   for a timer (timeout or tail loss probe);
+# - the handshake's third ACK and the first request lost: FUSO must not
+#   copy before the peer confirmed MPTCP, or the connection is reset;
 # - the FUSO receiver (fuso=3): a subflow-level hole on one path while the
 #   copies arrive on the other.  Side by side in one run, fuso=3 pushes the
 #   segments behind the hole to the data level (FusoRcvOfoPush) and, in
@@ -864,6 +866,65 @@ test_tracepoint()
 	result "${name}" ${rc}
 }
 
+# The handshake's third ACK and the first request lost.  The server then
+# completes the handshake on whatever comes next: the client's request,
+# retransmitted with MP_CAPABLE, or, if FUSO copied the request before
+# the peer confirmed MPTCP, the copy, which carries a plain DSS mapping:
+# the server falls back to TCP, the client cannot follow (a copy gave up
+# the fallback), resets the connection, and the application reads
+# ENOTCONN.  FUSO must wait until the connection is fully established.
+# $1: family
+test_handshake_loss()
+{
+	local family=${1}
+	local name="fuso=1 IPv${family} third ACK and first request lost: no reset"
+	local ipt=iptables addr_opt caddr spid rc=0 ff rst dropped
+
+	mptcp_lib_print_title "${name}"
+	[ "${family}" = 6 ] && ipt=ip6tables
+	rr_addr "${family}"
+	port=$((port + 1))
+	path2_loss ""
+	ff=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFallbackFailed)
+	rst=$(mptcp_lib_get_counter "${ns1}" MPTcpExtMPRstTx)
+	# the first pure ACK (the third of the handshake), then the first
+	# segment with PSH (the request), once each
+	ip netns exec "${ns2}" "${ipt}" -A INPUT -p tcp --dport "${port}" \
+		--tcp-flags SYN,ACK,FIN,RST,PSH ACK \
+		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+	ip netns exec "${ns2}" "${ipt}" -A INPUT -p tcp --dport "${port}" \
+		--tcp-flags PSH PSH \
+		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+	rr_server_start "${port}"
+	if ! timeout ${timeout_test} ip netns exec "${ns1}" \
+		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+		-a "${caddr}" -n 3 -s 1000; then
+		mptcp_lib_pr_fail "an exchange failed (connection reset?)"
+		rc=1
+	fi
+	rr_server_stop
+	dropped=$(ip netns exec "${ns2}" "${ipt}" -L INPUT -v -x -n |
+		awk -v p="dpt:${port}" '$0 ~ p && /DROP/ { n += $1 } END { print n + 0 }')
+	ip netns exec "${ns2}" "${ipt}" -D INPUT -p tcp --dport "${port}" \
+		--tcp-flags SYN,ACK,FIN,RST,PSH ACK \
+		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+	ip netns exec "${ns2}" "${ipt}" -D INPUT -p tcp --dport "${port}" \
+		--tcp-flags PSH PSH \
+		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+	path2_loss "${loss}"
+	ff=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFallbackFailed) - ff))
+	rst=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtMPRstTx) - rst))
+	if [ "${dropped}" != 2 ]; then
+		# without both drops this case proves nothing
+		mptcp_lib_pr_fail "the rules dropped ${dropped} packets, not 2"
+		rc=1
+	elif [ "${ff}" != 0 ] || [ "${rst}" != 0 ]; then
+		mptcp_lib_pr_fail "client: FallbackFailed ${ff}, MPRstTx ${rst}"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # $1: rules, in both namespaces (new connections take them)
 set_rules()
 {
@@ -1079,6 +1140,7 @@ if part_ok 1; then
 	ip_ok 6 && test_rr 1 6 new
 	ip_ok 4 && test_tail_loss 1 4
 	ip_ok 6 && test_tail_loss 1 6
+	ip_ok 4 && test_handshake_loss 4
 	test_tracepoint
 fi
 
