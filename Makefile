@@ -54,7 +54,7 @@ demo:
 	$(S)/demo.sh
 
 ## bench         the paper's testbed experiments, every scheme, 3 seeded replications
-##               with 95 % intervals (about 40 min); QUICK=1: the CI size; FULL=1: the
+##               with 95 % intervals (about 45 min); QUICK=1: the CI size; FULL=1: the
 ##               published size (hours).  Options: FIGS=4a,7  FLOWS=1000  REPS=3  SEED=1
 ##               JOBS=2  OUT=build/bench/results
 bench: kernel-uml

@@ -102,7 +102,7 @@ gcc -O2 -Wall -Wextra -o "$TG" "$TOP/scripts/bench/fuso-tg.c" -lm -lpthread ||
 
 # The plan: one line per condition, "FIG COND KEY=VALUE...".  The default
 # plan (Figs 2, 4a, 4c, bursty, dm, bulk, 6, 7 at fewer points; 3
-# replications) takes about 40 minutes on 2 cores; --full runs every
+# replications) takes about 45 minutes on 2 cores; --full runs every
 # point (Fig 5 and diag only with --full or --fig).
 plan() {
 	local l f s
