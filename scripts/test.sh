@@ -106,11 +106,12 @@ upstream_run() {
 	local fuso=$1 out=$2 name=$3
 	shift 3
 	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" --qemu --log "$out" -- \
-		env FUSO="$fuso" FUSO_NEED_COPIES="${FUSO_NEED_COPIES:-0}" bash -c '
+		env FUSO="$fuso" FUSO_NEED_COPIES="${FUSO_NEED_COPIES:-0}" SCHED="${SCHED:-}" bash -c '
 		t=/sys/kernel/tracing
 		[ -d $t/events ] || mount -t tracefs nodev $t || exit 1
 		echo 1 > $t/events/mptcp/mptcp_fuso_recovery/enable || exit 1
 		[ "$FUSO" = 0 ] || export SELFTESTS_MPTCP_LIB_FUSO=$FUSO
+		[ -z "$SCHED" ] || export SELFTESTS_MPTCP_LIB_SCHED=$SCHED
 		SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 ./"$0" "$@"
 		rc=$?
 		n=$(grep -c "mptcp_fuso_recovery:" $t/trace)
@@ -136,7 +137,7 @@ upstream() {
 	local name=$1 base=$LOGS/upstream-qemu-$1.fuso0.out out=$LOGS/upstream-qemu-$1.out
 	shift
 	FUSO_NEED_COPIES=0 upstream_run 0 "$base" "$name" "$@"
-	upstream_run 3 "$out" "$name" "$@"
+	SCHED=${UPSTREAM_SCHED:-} upstream_run 3 "$out" "$name" "$@"
 	local rc=$?
 	grep -h "copies traced" "$base" "$out"
 	local a accept=()
@@ -250,7 +251,8 @@ run() {
 	# Upstream MPTCP selftests with FUSO on (make test-full).  UML
 	# localizes kernel symbols, which defeats the kallsyms feature probes
 	# of these scripts: run them on QEMU.
-	# UPSTREAM_TESTS picks some of them (default all).
+	# UPSTREAM_TESTS picks some of them (default all); UPSTREAM_SCHED=window
+	# runs the FUSO-on pass on the window-bounded scheduler.
 	upstream)
 		local u
 		for u in ${UPSTREAM_TESTS:-mptcp_connect.sh mptcp_join.sh simult_flows.sh diag.sh mptcp_sockopt.sh}; do

@@ -866,6 +866,22 @@ test_tracepoint()
 	result "${name}" ${rc}
 }
 
+# $1: family; $2: "-A" or "-D"; $3: port.  The server drops the first pure
+# ACK (the third of the handshake) and the first segment with PSH (the
+# request), once each.
+handshake_drop_rules()
+{
+	local ipt=iptables
+
+	[ "${1}" = 6 ] && ipt=ip6tables
+	ip netns exec "${ns2}" "${ipt}" "${2}" INPUT -p tcp --dport "${3}" \
+		--tcp-flags SYN,ACK,FIN,RST,PSH ACK \
+		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+	ip netns exec "${ns2}" "${ipt}" "${2}" INPUT -p tcp --dport "${3}" \
+		--tcp-flags PSH PSH \
+		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+}
+
 # The handshake's third ACK and the first request lost.  The server then
 # completes the handshake on whatever comes next: the client's request,
 # retransmitted with MP_CAPABLE, or, if FUSO copied the request before
@@ -887,14 +903,7 @@ test_handshake_loss()
 	path2_loss ""
 	ff=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFallbackFailed)
 	rst=$(mptcp_lib_get_counter "${ns1}" MPTcpExtMPRstTx)
-	# the first pure ACK (the third of the handshake), then the first
-	# segment with PSH (the request), once each
-	ip netns exec "${ns2}" "${ipt}" -A INPUT -p tcp --dport "${port}" \
-		--tcp-flags SYN,ACK,FIN,RST,PSH ACK \
-		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
-	ip netns exec "${ns2}" "${ipt}" -A INPUT -p tcp --dport "${port}" \
-		--tcp-flags PSH PSH \
-		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+	handshake_drop_rules "${family}" -A "${port}"
 	rr_server_start "${port}"
 	if ! timeout ${timeout_test} ip netns exec "${ns1}" \
 		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
@@ -905,12 +914,7 @@ test_handshake_loss()
 	rr_server_stop
 	dropped=$(ip netns exec "${ns2}" "${ipt}" -L INPUT -v -x -n |
 		awk -v p="dpt:${port}" '$0 ~ p && /DROP/ { n += $1 } END { print n + 0 }')
-	ip netns exec "${ns2}" "${ipt}" -D INPUT -p tcp --dport "${port}" \
-		--tcp-flags SYN,ACK,FIN,RST,PSH ACK \
-		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
-	ip netns exec "${ns2}" "${ipt}" -D INPUT -p tcp --dport "${port}" \
-		--tcp-flags PSH PSH \
-		-m statistic --mode nth --every 1000000 --packet 0 -j DROP
+	handshake_drop_rules "${family}" -D "${port}"
 	path2_loss "${loss}"
 	ff=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFallbackFailed) - ff))
 	rst=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtMPRstTx) - rst))
