@@ -1053,10 +1053,12 @@ test_clean_path()
 		mptcp_lib_pr_fail "expected the first to go to the clean subflow" \
 			"and at most a tenth back"
 		rc=1
-	elif [ ${rc} = 0 ] && [ $((rules & 4)) = 0 ] && [ "${first}" != back ]; then
-		# once the clean subflow carried a copy, its C_l is 0 and it
-		# wins for the paper too: only the first shows the ranking
-		mptcp_lib_pr_fail "expected the first to go back onto the lossy subflow"
+	elif [ ${rc} = 0 ] && [ $((rules & 4)) = 0 ] && [ "${back}" -lt 1 ]; then
+		# for the paper some go back while the clean subflow never sent
+		# (which copy first depends on whether the lossy subflow can
+		# take one then: observed 11 and 13 of 300 back, the first
+		# back in one run and not in the other)
+		mptcp_lib_pr_fail "expected some to go back onto the lossy subflow"
 		rc=1
 	fi
 	result "${name}" ${rc}
