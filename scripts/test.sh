@@ -192,10 +192,11 @@ nofuso_check() {
 		set -x
 		test -e /proc/sys/net/mptcp/enabled || exit 1
 		test ! -e /proc/sys/net/mptcp/fuso || exit 1
+		! grep -q Fuso /proc/net/netstat || exit 1
 		./fuso.sh; rc=$?; test $rc = 4 || exit 1
 		SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 ./fuso.sh; rc=$?
 		test $rc = 1 || exit 1
-		echo "FUSO=n: no FUSO sysctls; fuso.sh skips (4), or fails (1) when all features are expected"')
+		echo "FUSO=n: no FUSO sysctls or counters; fuso.sh skips (4), or fails (1) when all features are expected"')
 }
 
 run() {

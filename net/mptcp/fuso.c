@@ -199,10 +199,14 @@ static void mptcp_fuso_set_defaults(struct mptcp_fuso_pernet *pernet)
 	pernet->rules = MPTCP_FUSO_RULES_DEFAULT;
 }
 
-/* Guards hook R in tcp_data_queue(): enabled the first time any netns sets
- * MPTCP_FUSO_RX, never disabled (connections keep their mode snapshot).
+/* Guard hook R in tcp_data_queue() and the sender's hooks in sendmsg and
+ * the ACK path: each is enabled the first time any netns sets
+ * MPTCP_FUSO_RX or MPTCP_FUSO_TX, and never disabled (connections keep
+ * their mode snapshot).  Until then a kernel with FUSO built in runs a
+ * few NOPs per ACK, per sendmsg and per received segment.
  */
 DEFINE_STATIC_KEY_FALSE(mptcp_fuso_rx_key);
+DEFINE_STATIC_KEY_FALSE(mptcp_fuso_tx_key);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 bool mptcp_fuso_rx_hooked(void)
@@ -217,10 +221,16 @@ static int mptcp_fuso_mode_handler(const struct ctl_table *table, int write,
 				   void *buffer, size_t *lenp, loff_t *ppos)
 {
 	int ret = proc_dou8vec_minmax(table, write, buffer, lenp, ppos);
+	u8 mode;
 
-	if (!ret && write && (READ_ONCE(*(u8 *)table->data) & MPTCP_FUSO_RX))
+	if (ret || !write)
+		return ret;
+	mode = READ_ONCE(*(u8 *)table->data);
+	if (mode & MPTCP_FUSO_RX)
 		static_branch_enable(&mptcp_fuso_rx_key);
-	return ret;
+	if (mode & MPTCP_FUSO_TX)
+		static_branch_enable(&mptcp_fuso_tx_key);
+	return 0;
 }
 
 static const unsigned int mptcp_fuso_rules_max = MPTCP_FUSO_RULES_MASK;
@@ -593,6 +603,7 @@ void mptcp_fuso_init_sock(struct sock *sk)
 	msk->fuso_rules = mptcp_fuso_rules(net);
 	msk->fuso_app_idle = false;
 	msk->fuso_idle_snd_nxt = 0;
+	msk->fuso_wait_ev = false;
 	msk->fuso_hole_dsn = 0;
 }
 
@@ -623,7 +634,7 @@ static u32 mptcp_fuso_subflow_cost(const struct mptcp_sock *msk,
 
 /* Did @ssk signal congestion within its last RTT?  A subflow in CWR,
  * Recovery or Loss cut its window (ECN echo or loss) less than an RTT ago;
- * mptcp_fuso_ack_event() stamps every ACK that finds it there, which covers
+ * __mptcp_fuso_ack_event() stamps every ACK that finds it there, which covers
  * the RTT after it leaves that state.  Lockless, as mptcp_fuso_best_ok().
  */
 static bool mptcp_fuso_congested(struct mptcp_subflow_context *subflow,
@@ -884,8 +895,15 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 		const struct mptcp_ext *ext = mptcp_fuso_orig_ext(skb);
 		u32 map_seq, last;
 
-		if (!ext)
+		if (!ext) {
+			/* a copy, a SACKed skb, one without payload or a
+			 * mapping: nothing to protect; at the watermark, step
+			 * over it, so that the next round does not look again
+			 */
+			if (walk && !after(seq, prot) && after(end, prot))
+				prot = end;
 			continue;
+		}
 		map_seq = subflow->fuso_isn + ext->subflow_seq;
 
 		/* a retransmission of protected data may be lost again */
@@ -961,12 +979,13 @@ static struct mptcp_data_frag *mptcp_fuso_dfrag(struct sock *sk, u64 dsn)
 	return NULL;
 }
 
-/* Send copies of @v on @ssk.  Takes and releases the subflow lock.
+/* Send copies of @v on @ssk; *@sent counts them.  Takes and releases the
+ * subflow lock.
  * Return: the number of victims handled, sent or found already freed.
  */
 static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 			   struct sock *wssk, const struct mptcp_fuso_victim *v,
-			   int n, u32 cost_w, u32 cost_b)
+			   int n, u32 cost_w, u32 cost_b, int *sent)
 {
 	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
 	struct mptcp_sendmsg_info info = {
@@ -991,7 +1010,7 @@ static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 	for (i = 0; i < n; i++) {
 		struct mptcp_data_frag *dfrag;
 		u16 copied = 0;
-		int ret;
+		int ret = 0;
 
 		/* the rtx queue is stable under the msk owner; a victim
 		 * acknowledged and freed meanwhile needs no copy
@@ -1003,19 +1022,31 @@ static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 					msk->fuso_rules))
 			break;
 
+		/* a victim's mapping may span data fragments: copy all of it,
+		 * one fragment after the other, into one mapping
+		 */
 		info.sent = v[i].dsn - dfrag->data_seq;
-		info.limit = min_t(u32, info.sent + v[i].len, dfrag->data_len);
-		while (info.sent < info.limit) {
-			ret = mptcp_sendmsg_frag(sk, ssk, dfrag, &info);
-			if (ret <= 0)
+		while (copied < v[i].len) {
+			info.limit = min_t(u32, info.sent + v[i].len - copied,
+					   dfrag->data_len);
+			while (info.sent < info.limit) {
+				ret = mptcp_sendmsg_frag(sk, ssk, dfrag, &info);
+				if (ret <= 0)
+					break;
+				info.sent += ret;
+				copied += ret;
+			}
+			if (ret <= 0 || copied == v[i].len ||
+			    list_is_last(&dfrag->list, &msk->rtx_queue))
 				break;
-			info.sent += ret;
-			copied += ret;
+			dfrag = list_next_entry(dfrag, list);
+			info.sent = 0;
 		}
 		if (!copied)
 			break;
 
 		msk->allow_infinite_fallback = false;
+		(*sent)++;
 		MPTCP_INC_STATS(net, MPTCP_MIB_FUSORECOVERY);
 		if (ssk == wssk)
 			MPTCP_INC_STATS(net, MPTCP_MIB_FUSORECOVERYSAMESUBFLOW);
@@ -1062,7 +1093,7 @@ out:
 void mptcp_fuso_try_send_recoveries(struct sock *sk)
 {
 	struct mptcp_sock *msk = mptcp_sk(sk);
-	int budget = MPTCP_FUSO_MAX_COPIES;
+	int budget = MPTCP_FUSO_MAX_COPIES, sent = 0;
 	struct net *net = sock_net(sk);
 	u8 rules = msk->fuso_rules;
 
@@ -1070,6 +1101,7 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 	if (!mptcp_fuso_may_run(msk))
 		return;
 
+	MPTCP_INC_STATS(net, MPTCP_MIB_FUSOROUND);
 	/* trim what was acknowledged, as __mptcp_retrans() does */
 	mptcp_clean_una_wakeup(sk);
 
@@ -1095,7 +1127,7 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			 */
 			unsent = data_race(tcp_send_head(ssks[n]));
 			if (unsent && mptcp_subflow_active(subflow))
-				return;
+				goto out;
 			c->cost = mptcp_fuso_subflow_cost(msk, subflow);
 			c->srtt_us = READ_ONCE(tcp_sk(ssks[n])->srtt_us) >> 3;
 			c->worst_ok = mptcp_fuso_worst_ok(subflow, rules);
@@ -1127,32 +1159,60 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			break;
 		}
 		if (!nv) {
-			/* quiet until new data goes out, unless some data waits
-			 * for evidence of loss: ACKs bring that
+			/* quiet until new data goes out; if some data waits
+			 * for evidence of loss, until an ACK brings some
 			 */
-			if (!pending)
-				WRITE_ONCE(msk->fuso_idle_snd_nxt, msk->snd_nxt);
+			WRITE_ONCE(msk->fuso_wait_ev, pending);
+			WRITE_ONCE(msk->fuso_idle_snd_nxt, msk->snd_nxt);
 			MPTCP_INC_STATS(net, MPTCP_MIB_FUSOALLPROTECTED);
 			break;
 		}
 
 		done = mptcp_fuso_xmit(sk, ssks[b], ssks[w], v, nv,
-				       cand[w].cost, cand[b].cost);
+				       cand[w].cost, cand[b].cost, &sent);
 		budget -= nv;
 		if (done < nv)
 			break;
 	}
+out:
+	if (!sent)
+		MPTCP_INC_STATS(net, MPTCP_MIB_FUSOROUNDEMPTY);
 }
 
 /**
- * mptcp_fuso_sendmsg_done - trigger T1, the end of mptcp_sendmsg()
+ * __mptcp_fuso_sendmsg_start - mptcp_sendmsg() may queue new data
  * @sk: the MPTCP socket, owned by the caller
- * @idle: sendmsg handed over everything and no more is announced
+ *
+ * Rounds wait until the new data is handed over.  The caller gives the
+ * return value back to __mptcp_fuso_sendmsg_done() if it failed before
+ * queuing anything (EAGAIN, a signal, an error): the data in flight must
+ * not stay unprotected because a write failed.
+ *
+ * Return: whether the application was idle before this call.
  */
-void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
+bool __mptcp_fuso_sendmsg_start(struct sock *sk)
+{
+	struct mptcp_sock *msk = mptcp_sk(sk);
+	bool idle = msk->fuso_app_idle;
+
+	msk_owned_by_me(msk);
+	if (idle)
+		WRITE_ONCE(msk->fuso_app_idle, false);
+	return idle;
+}
+
+/**
+ * __mptcp_fuso_sendmsg_done - trigger T1, the end of mptcp_sendmsg()
+ * @sk: the MPTCP socket, owned by the caller
+ * @idle: sendmsg handed over everything (or was asked for nothing) and no
+ *	more is announced, or it failed before queuing anything and the
+ *	application was idle before
+ */
+void __mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
 {
 	struct mptcp_sock *msk = mptcp_sk(sk);
 
+	msk_owned_by_me(msk);
 	if (!(msk->fuso_mode & MPTCP_FUSO_TX))
 		return;
 	WRITE_ONCE(msk->fuso_app_idle, idle);
@@ -1161,7 +1221,27 @@ void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
 }
 
 /**
- * mptcp_fuso_ack_event - trigger T2, a subflow ACK reached the msk
+ * __mptcp_fuso_uncork - TCP_CORK was cleared
+ * @sk: the MPTCP socket, owned by the caller
+ *
+ * What the cork held back is the end of a message, as a write without
+ * MSG_MORE would be: the application is idle.  The held-back data is
+ * pushed by mptcp_release_cb() (MPTCP_PUSH_PENDING), and the round must
+ * come after it, so it is deferred there too.
+ */
+void __mptcp_fuso_uncork(struct sock *sk)
+{
+	struct mptcp_sock *msk = mptcp_sk(sk);
+
+	msk_owned_by_me(msk);
+	if (!(msk->fuso_mode & MPTCP_FUSO_TX))
+		return;
+	WRITE_ONCE(msk->fuso_app_idle, true);
+	__set_bit(MPTCP_FUSO, &msk->cb_flags);
+}
+
+/**
+ * __mptcp_fuso_ack_event - trigger T2, a subflow ACK reached the msk
  * @sk: the MPTCP socket; its data lock is held
  * @ssk: the subflow that received the ACK; its lock is held
  *
@@ -1171,17 +1251,21 @@ void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
  * cannot run the round (that needs other subflows' locks), so it defers it
  * to mptcp_release_cb() or the msk worker.
  */
-void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
+void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 {
 	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
 	struct mptcp_sock *msk = mptcp_sk(sk);
 	struct tcp_sock *tp = tcp_sk(ssk);
+	bool hole = false, ev = false;
 	u32 in_flight, cwnd;
-	bool hole = false;
 
 	if (!(msk->fuso_mode & MPTCP_FUSO_TX))
 		return;
 
+	/* a new retransmission may want a copy (MPTCP_FUSO_RULE_PROTECT_RTX) */
+	if (tp->total_retrans != subflow->fuso_rtx_seen &&
+	    (msk->fuso_rules & MPTCP_FUSO_RULE_PROTECT_RTX))
+		hole = true;
 	/* exact here: the subflow is locked */
 	mptcp_fuso_sample_rtx(subflow, tp->data_segs_out, tp->total_retrans);
 	if (inet_csk(ssk)->icsk_ca_state >= TCP_CA_CWR) {
@@ -1210,26 +1294,30 @@ void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 	    tcp_send_head(ssk))
 		return;
 
+	/* evidence of loss (MPTCP_FUSO_RULE_TARGETED): a SACK or a lost mark */
+	if (tp->sacked_out != subflow->fuso_sacked_out ||
+	    tp->lost_out != subflow->fuso_lost_out) {
+		subflow->fuso_sacked_out = tp->sacked_out;
+		subflow->fuso_lost_out = tp->lost_out;
+		ev = true;
+	}
+
 	in_flight = tcp_packets_in_flight(tp);
 	cwnd = tcp_snd_cwnd(tp);
 	if (in_flight == subflow->fuso_inflight && cwnd == subflow->fuso_cwnd &&
-	    !hole)
+	    !hole && !ev)
 		return;
 	subflow->fuso_inflight = in_flight;
 	subflow->fuso_cwnd = cwnd;
 
-	/* A retransmission in flight may want a copy although everything
-	 * was protected once.
+	/* The copy may go to another subflow, so not only when this one
+	 * has room.  Once a round found nothing to copy, wait for new data,
+	 * or for evidence if some data waits for it.
 	 */
-	if ((msk->fuso_rules & MPTCP_FUSO_RULE_PROTECT_RTX) && tp->retrans_out)
-		hole = true;
-
-	/* the copy may go to another subflow, so not only when this one
-	 * has room
-	 */
-	if (!mptcp_fuso_may_run(msk) ||
-	    (READ_ONCE(msk->snd_nxt) == READ_ONCE(msk->fuso_idle_snd_nxt) &&
-	     !hole))
+	if (!mptcp_fuso_may_run(msk))
+		return;
+	if (READ_ONCE(msk->snd_nxt) == READ_ONCE(msk->fuso_idle_snd_nxt) &&
+	    !hole && !(ev && READ_ONCE(msk->fuso_wait_ev)))
 		return;
 
 	if (sock_owned_by_user(sk)) {

@@ -93,9 +93,45 @@ u8 mptcp_fuso_beta(const struct net *net);
 u8 mptcp_fuso_rules(const struct net *net);
 
 void mptcp_fuso_init_sock(struct sock *sk);
-void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle);
-void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk);
 void mptcp_fuso_try_send_recoveries(struct sock *sk);
+
+/* The sender's hooks, behind a static key: see fuso.c */
+DECLARE_STATIC_KEY_FALSE(mptcp_fuso_tx_key);
+bool __mptcp_fuso_sendmsg_start(struct sock *sk);
+void __mptcp_fuso_sendmsg_done(struct sock *sk, bool idle);
+void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk);
+void __mptcp_fuso_uncork(struct sock *sk);
+
+/* mptcp_sendmsg() may queue new data; returns what to give back to
+ * mptcp_fuso_sendmsg_done() if it queues nothing
+ */
+static inline bool mptcp_fuso_sendmsg_start(struct sock *sk)
+{
+	if (!static_branch_unlikely(&mptcp_fuso_tx_key))
+		return false;
+	return __mptcp_fuso_sendmsg_start(sk);
+}
+
+/* T1: mptcp_sendmsg() ends; @idle: the application has nothing more */
+static inline void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
+{
+	if (static_branch_unlikely(&mptcp_fuso_tx_key))
+		__mptcp_fuso_sendmsg_done(sk, idle);
+}
+
+/* TCP_CORK was cleared: what it held back ends a message */
+static inline void mptcp_fuso_uncork(struct sock *sk)
+{
+	if (static_branch_unlikely(&mptcp_fuso_tx_key))
+		__mptcp_fuso_uncork(sk);
+}
+
+/* T2: a subflow ACK reached the msk */
+static inline void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
+{
+	if (static_branch_unlikely(&mptcp_fuso_tx_key))
+		__mptcp_fuso_ack_event(sk, ssk);
+}
 
 /* hook R, see include/net/mptcp.h */
 DECLARE_STATIC_KEY_FALSE(mptcp_fuso_rx_key);
@@ -131,7 +167,14 @@ static inline int mptcp_fuso_init(void)
 }
 
 static inline void mptcp_fuso_init_sock(struct sock *sk) {}
+
+static inline bool mptcp_fuso_sendmsg_start(struct sock *sk)
+{
+	return false;
+}
+
 static inline void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle) {}
+static inline void mptcp_fuso_uncork(struct sock *sk) {}
 static inline void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk) {}
 static inline void mptcp_fuso_try_send_recoveries(struct sock *sk) {}
 

@@ -339,13 +339,17 @@ rr_addr()
 	fi
 }
 
-# $1: port.  Starts the fuso_rr.py server in ns2; sets spid.
+# $1: port; $2...: more server options.  Starts the fuso_rr.py server in
+# ns2; sets spid.
 rr_server_start()
 {
+	local p=${1}
+
+	shift
 	ip netns exec "${ns2}" python3 ./fuso_rr.py server ${addr_opt} \
-		-p "${1}" &
+		-p "${p}" "$@" &
 	spid=$!
-	mptcp_lib_wait_local_port_listen "${ns2}" "${1}"
+	mptcp_lib_wait_local_port_listen "${ns2}" "${p}"
 }
 
 rr_server_stop()
@@ -422,16 +426,22 @@ tail_drop_count()
 # Deterministic tail loss.  One connection, no random loss: a warm-up
 # exchange (small enough not to fill the client's receive window), then a
 # request whose one-segment response is dropped once on its way out.
-# $1: mode; $2: family
+# $1: mode; $2: family; $3: optional, the server's --after-send: the
+# response ends with a zero-length write after MSG_MORE ("empty"), or
+# with TCP_CORK cleared ("cork"), or is followed by a write that fails
+# ("epipe"); none of them may leave the data in flight unprotected
 test_tail_loss()
 {
 	local mode=${1}
 	local family=${2}
+	local after=${3:-}
 	local name="fuso=${mode} IPv${family} tail segment lost once"
 	local out="${tmpdir}/tail.out" go="${tmpdir}/go"
 	local addr_opt caddr spid cpid joined_before i rc=0
 	local dropped timeouts probes mrtx recov
 
+	[ -n "${after}" ] &&
+		name="fuso=${mode} IPv${family} tail lost, response ends by ${after}"
 	if [ $((mode & 1)) = 1 ]; then
 		name+=": no timeout"
 	else
@@ -443,7 +453,7 @@ test_tail_loss()
 	rm -f "${go}"
 	path2_loss ""
 	joined_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
-	rr_server_start "${port}"
+	rr_server_start "${port}" ${after:+--after-send "${after}"}
 	timeout ${timeout_test} ip netns exec "${ns1}" \
 		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
 		-a "${caddr}" -n 2 -s 8000,1200 --wait-file "${go}" \
@@ -977,8 +987,8 @@ test_clean_path()
 	local family=${1}
 	local rules=${2}
 	local name="IPv${family} fuso_rules=${rules}: copies of a lossy subflow"
-	local t ev rc=0 back all first
-	local addr_opt caddr spid
+	local t ev rc=0 back all first i cpid joined_before
+	local addr_opt caddr spid out="${tmpdir}/clean.out" go="${tmpdir}/go"
 
 	if [ $((rules & 4)) = 4 ]; then
 		name+=" go to the clean unused one"
@@ -999,15 +1009,33 @@ test_clean_path()
 	ev="${t}/events/mptcp/mptcp_fuso_recovery/enable"
 	echo 0 > "${t}/tracing_on"
 	echo > "${t}/trace"
-	echo 1 > "${ev}"
-	echo 1 > "${t}/tracing_on"
 
+	# Trace only once both subflows are up on both ends: before the
+	# join, the lossy subflow is the only one, for either rule
 	rr_addr "${family}"
 	port=$((port + 1))
+	rm -f "${go}"
+	joined_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
 	rr_server_start "${port}"
-	if ! timeout ${timeout_test} ip netns exec "${ns1}" \
+	timeout ${timeout_test} ip netns exec "${ns1}" \
 		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
-		-a "${caddr}" -n 100 -s 1000,4000; then
+		-a "${caddr}" -n 101 -s 1000,4000 --wait-file "${go}" \
+		> "${out}" &
+	cpid=$!
+	for i in $(seq 100); do
+		if grep -q '^ready' "${out}" &&
+		   [ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
+		     -gt "${joined_before}" ]; then
+			break
+		fi
+		sleep 0.1
+	done
+	[ "${i}" = 100 ] && mptcp_lib_pr_fail "no second subflow" && rc=1
+	sleep 0.1	# the join's last ACK reaches the client
+	echo 1 > "${ev}"
+	echo 1 > "${t}/tracing_on"
+	touch "${go}"
+	if ! wait ${cpid}; then
 		mptcp_lib_pr_fail "a response was lost or corrupted"
 		rc=1
 	fi
@@ -1147,6 +1175,9 @@ if part_ok 1; then
 	ip_ok 4 && test_tail_loss 1 4
 	ip_ok 6 && test_tail_loss 1 6
 	ip_ok 4 && test_handshake_loss 4
+	ip_ok 4 && test_tail_loss 1 4 empty
+	ip_ok 6 && test_tail_loss 1 6 cork
+	ip_ok 4 && test_tail_loss 1 4 epipe
 	test_tracepoint
 fi
 

@@ -16,8 +16,8 @@
 # (one MPTCP subflow per path).
 
 fuso_counters="FusoRecovery FusoRecoverySameSubflow FusoNoBestSubflow
-	       FusoAllProtected FusoDeferred FusoRcvOfoPush FusoRcvOfoInSeq
-	       FusoRcvOfoSkip"
+	       FusoAllProtected FusoDeferred FusoRounds FusoRoundsEmpty
+	       FusoRcvOfoPush FusoRcvOfoInSeq FusoRcvOfoSkip"
 
 # Exit with a skip unless this kernel has FUSO.
 fuso_lib_require()

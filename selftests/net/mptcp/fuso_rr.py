@@ -3,10 +3,15 @@
 #
 # Request/response traffic over MPTCP for fuso.sh.
 #
-#   fuso_rr.py server [-6] -p PORT
+#   fuso_rr.py server [-6] -p PORT [--after-send ACTION]
 #       Accept connections; answer each request with the response it asks
 #       for, until the client closes (a thread per connection).  Serves
-#       until killed.
+#       until killed.  With --after-send, each response but the first
+#       ends in another way than a write without MSG_MORE: "empty" writes
+#       it with MSG_MORE and then zero bytes; "cork" writes it under
+#       TCP_CORK and then clears TCP_CORK; "epipe" writes it as usual,
+#       shuts the connection down for writing and writes one byte more,
+#       which fails with EPIPE.
 #
 #   fuso_rr.py client [-6] -p PORT -a ADDR [-n N] [-s SIZES] [-q REQ]
 #                     [--new-conn] [--wait-file F] [--snap-pid PID]
@@ -64,7 +69,8 @@ def family(args):
     return socket.AF_INET6 if args.ipv6 else socket.AF_INET
 
 
-def serve_conn(c):
+def serve_conn(c, after):
+    first = True
     while True:
         hdr = recv_exact(c, 8)
         if len(hdr) < 8:
@@ -73,7 +79,25 @@ def serve_conn(c):
         req_len = struct.unpack("!I", recv_exact(c, 4))[0]
         if len(recv_exact(c, req_len)) != req_len:
             return
-        c.sendall(pattern(k, size))
+        if first or not after:
+            c.sendall(pattern(k, size))
+            first = False
+        elif after == "empty":
+            c.sendall(pattern(k, size), socket.MSG_MORE)
+            c.send(b"")
+        elif after == "cork":
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+            c.sendall(pattern(k, size))
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 0)
+        elif after == "epipe":
+            c.sendall(pattern(k, size))
+            c.shutdown(socket.SHUT_WR)
+            try:
+                c.send(b"x")
+                print("fuso_rr server: a write after shutdown worked",
+                      file=sys.stderr)
+            except BrokenPipeError:
+                pass
 
 
 def server(args):
@@ -84,12 +108,13 @@ def server(args):
     while True:
         c, _ = s.accept()
         c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=serve_thread, args=(c,), daemon=True).start()
+        threading.Thread(target=serve_thread, args=(c, args.after_send),
+                         daemon=True).start()
 
 
-def serve_thread(c):
+def serve_thread(c, after):
     try:
-        serve_conn(c)
+        serve_conn(c, after)
     except OSError as e:
         print(f"fuso_rr server: {e}", file=sys.stderr)
     c.close()
@@ -216,6 +241,7 @@ def main():
     p.add_argument("--before")
     p.add_argument("--times", action="store_true")
     p.add_argument("--conns", type=int, default=0)
+    p.add_argument("--after-send", choices=("empty", "cork", "epipe"))
     args = p.parse_args()
     try:
         if args.mode == "server":
