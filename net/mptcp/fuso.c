@@ -838,6 +838,11 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 		start = end - min(end - seq, tp->mss_cache);
 		if (before(start, prot))
 			start = prot;
+		/* copied already: a copy onto this very subflow moved snd_nxt */
+		if (subflow->fuso_tail_valid &&
+		    !before(start, subflow->fuso_tail_seq) &&
+		    !after(end, subflow->fuso_tail_end))
+			break;
 		subflow->fuso_tail_seq = start;
 		n = mptcp_fuso_take(tp, ext, subflow->fuso_isn + ext->subflow_seq,
 				    &start, seq, end, mss, msk_una, v, n, max);

@@ -387,6 +387,69 @@ test_rr()
 	result "${name}" ${rc}
 }
 
+# Each segment is copied at most once (the paper's rule).  No loss on
+# either path, so nothing is retransmitted and no copy of a retransmission
+# is due: the tracepoint must show no data sequence number twice.  With
+# the default scheduler the responses and their copies share one subflow,
+# so every copy moves the subflow's snd_nxt, which must not make the
+# targeted rule take the same tail again.
+# $1: family
+test_copy_once()
+{
+	local family=${1}
+	local name="fuso=1 IPv${family} no loss: no segment copied twice"
+	local t ev rc=0 all twice rtx0 rtx
+	local addr_opt caddr spid
+
+	mptcp_lib_print_title "${name}"
+	t=$(tracefs)
+	if [ -z "${t}" ]; then
+		mptcp_lib_pr_fail "no tracefs or no mptcp_fuso_recovery event"
+		result "${name}" 1
+		return
+	fi
+	path2_loss ""
+	rtx0=$(mptcp_lib_get_counter "${ns2}" TcpRetransSegs)
+	ev="${t}/events/mptcp/mptcp_fuso_recovery/enable"
+	echo 0 > "${t}/tracing_on"
+	echo > "${t}/trace"
+	echo 1 > "${ev}"
+	echo 1 > "${t}/tracing_on"
+
+	rr_addr "${family}"
+	port=$((port + 1))
+	rr_server_start "${port}"
+	if ! timeout ${timeout_test} ip netns exec "${ns1}" \
+		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+		-a "${caddr}" -n 30 -s 1000,8000,30000; then
+		mptcp_lib_pr_fail "a response was lost or corrupted"
+		rc=1
+	fi
+	rr_server_stop
+
+	echo 0 > "${t}/tracing_on"
+	echo 0 > "${ev}"
+	rtx=$(($(mptcp_lib_get_counter "${ns2}" TcpRetransSegs) - rtx0))
+	all=$(grep -c 'mptcp_fuso_recovery:' "${t}/trace")
+	twice=$(grep -o 'msk=[^ ]* .* dsn=[0-9]*' "${t}/trace" |
+		awk '{ print $1, $NF }' | sort | uniq -d | wc -l)
+	echo > "${t}/trace"
+	path2_loss "${loss}"
+
+	[ "${FUSO_TEST_VERBOSE:-0}" = 1 ] &&
+		mptcp_lib_pr_info "${all} copies, ${twice} sequence numbers" \
+			"copied more than once, ${rtx} retransmissions"
+	if [ ${rc} = 0 ] && [ "${all}" -lt 1 ]; then
+		mptcp_lib_pr_fail "no copy at all"
+		rc=1
+	elif [ ${rc} = 0 ] && [ "${rtx}" = 0 ] && [ "${twice}" != 0 ]; then
+		mptcp_lib_pr_fail "${twice} of ${all} copies repeat a sequence" \
+			"number, with no retransmission"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # $1: netem loss for path 2, or "" for none
 path2_loss()
 {
@@ -1178,6 +1241,8 @@ if part_ok 1; then
 	ip_ok 4 && test_tail_loss 1 4 empty
 	ip_ok 6 && test_tail_loss 1 6 cork
 	ip_ok 4 && test_tail_loss 1 4 epipe
+	ip_ok 4 && test_copy_once 4
+	ip_ok 6 && test_copy_once 6
 	test_tracepoint
 fi
 
