@@ -12,6 +12,11 @@
 #   once.  With FUSO the response completes without a retransmission
 #   timeout on the server (TCP or MPTCP level); without FUSO it has to wait
 #   for a timer (timeout or tail loss probe);
+#   The same with the response ended by MSG_MORE and a zero-length
+#   write, by clearing TCP_CORK, or followed by a write failing with
+#   EPIPE: none of them may leave the data in flight unprotected;
+# - no loss at all: no data sequence number is copied twice (each
+#   segment at most once, also when the copies share the subflow);
 # - the handshake's third ACK and the first request lost: FUSO must not
 #   copy before the peer confirmed MPTCP, or the connection is reset;
 # - the FUSO receiver (fuso=3): a subflow-level hole on one path while the
