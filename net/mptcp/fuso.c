@@ -608,34 +608,43 @@ void mptcp_fuso_init_sock(struct sock *sk)
 }
 
 /* Note when the subflow retransmitted last.  TCP keeps no such record, so
- * this samples total_retrans; the error is the number of segments sent
- * between a retransmission and its sampling, at most one flight.
+ * every ACK samples total_retrans (__mptcp_fuso_ack_event()), under the
+ * subflow lock, the only writer; the error is the number of segments sent
+ * between a retransmission and the next ACK, at most one flight.
  */
 static void mptcp_fuso_sample_rtx(struct mptcp_subflow_context *subflow,
-				  u32 segs, u32 rtx)
+				  struct sock *ssk)
 {
-	if (rtx != READ_ONCE(subflow->fuso_rtx_seen)) {
-		WRITE_ONCE(subflow->fuso_rtx_seen, rtx);
-		WRITE_ONCE(subflow->fuso_segs_at_rtx, segs - 1);
+	const struct tcp_sock *tp = tcp_sk(ssk);
+
+	sock_owned_by_me(ssk);
+	if (tp->total_retrans != subflow->fuso_rtx_seen) {
+		WRITE_ONCE(subflow->fuso_rtx_seen, tp->total_retrans);
+		WRITE_ONCE(subflow->fuso_segs_at_rtx, tp->data_segs_out - 1);
 	}
 }
 
+/* C_l of a subflow; lockless, from the counters and the last sample.  A
+ * retransmission that no ACK has sampled yet counts as the last segment.
+ */
 static u32 mptcp_fuso_subflow_cost(const struct mptcp_sock *msk,
 				   struct mptcp_subflow_context *subflow)
 {
 	const struct tcp_sock *tp = tcp_sk(mptcp_subflow_tcp_sock(subflow));
 	u32 segs = READ_ONCE(tp->data_segs_out);
 	u32 rtx = READ_ONCE(tp->total_retrans);
+	u32 at_rtx = READ_ONCE(subflow->fuso_segs_at_rtx);
 
-	mptcp_fuso_sample_rtx(subflow, segs, rtx);
-	return mptcp_fuso_cost(segs, rtx, READ_ONCE(subflow->fuso_segs_at_rtx),
-			       msk->fuso_alpha, msk->fuso_beta);
+	if (rtx != READ_ONCE(subflow->fuso_rtx_seen))
+		at_rtx = segs - 1;
+	return mptcp_fuso_cost(segs, rtx, at_rtx, msk->fuso_alpha,
+			       msk->fuso_beta);
 }
 
 /* Did @ssk signal congestion within its last RTT?  A subflow in CWR,
  * Recovery or Loss cut its window (ECN echo or loss) less than an RTT ago;
  * __mptcp_fuso_ack_event() stamps every ACK that finds it there, which covers
- * the RTT after it leaves that state.  Lockless, as mptcp_fuso_best_ok().
+ * the RTT after it leaves that state.  Lockless, as mptcp_fuso_best_may().
  */
 static bool mptcp_fuso_congested(struct mptcp_subflow_context *subflow,
 				 struct sock *ssk)
@@ -652,11 +661,12 @@ static bool mptcp_fuso_congested(struct mptcp_subflow_context *subflow,
 	       (READ_ONCE(tp->srtt_us) >> 3);
 }
 
-/* Can @ssk take a copy now?  Lockless as a heuristic; the caller that
- * holds the subflow lock passes @len > 0 and gets the full answer.
+/* Can @ssk take a copy now?  Lockless, a heuristic for choosing the best
+ * subflow: mptcp_fuso_best_ok_locked() decides.  *@quota gets the free
+ * congestion window in segments.
  */
-static bool mptcp_fuso_best_ok(struct mptcp_subflow_context *subflow,
-			       u32 len, u32 *quota, u8 rules)
+static bool mptcp_fuso_best_may(struct mptcp_subflow_context *subflow,
+				u32 *quota, u8 rules)
 {
 	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
 	const struct inet_connection_sock *icsk = inet_csk(ssk);
@@ -685,17 +695,30 @@ static bool mptcp_fuso_best_ok(struct mptcp_subflow_context *subflow,
 	if (data_race(tcp_send_head(ssk)))
 		return false;
 
-	in_flight = tcp_packets_in_flight(tp);
-	cwnd = tcp_snd_cwnd(tp);
+	/* racy, as above */
+	in_flight = data_race(tcp_packets_in_flight(tp));
+	/* racy, as above */
+	cwnd = data_race(tcp_snd_cwnd(tp));
 	if (in_flight >= cwnd)
 		return false;
-	if (quota)
-		*quota = cwnd - in_flight;
-
-	/* the receive window, checked under the subflow lock only */
-	if (len && after(tp->write_seq + len, tcp_wnd_end(tp)))
-		return false;
+	*quota = cwnd - in_flight;
 	return true;
+}
+
+/* Can @ssk take a copy of @len bytes now?  The same tests as
+ * mptcp_fuso_best_may(), now exact, and the peer's receive window.
+ */
+static bool mptcp_fuso_best_ok_locked(struct mptcp_subflow_context *subflow,
+				      u32 len, u8 rules)
+{
+	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	u32 quota;
+
+	sock_owned_by_me(ssk);
+	if (!mptcp_fuso_best_may(subflow, &quota, rules))
+		return false;
+	return !after(tp->write_seq + len, tcp_wnd_end(tp));
 }
 
 static bool mptcp_fuso_worst_ok(struct mptcp_subflow_context *subflow,
@@ -1023,8 +1046,8 @@ static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 		dfrag = mptcp_fuso_dfrag(sk, v[i].dsn);
 		if (!dfrag)
 			continue;
-		if (!mptcp_fuso_best_ok(subflow, v[i].len, NULL,
-					msk->fuso_rules))
+		if (!mptcp_fuso_best_ok_locked(subflow, v[i].len,
+					       msk->fuso_rules))
 			break;
 
 		/* a victim's mapping may span data fragments: copy all of it,
@@ -1136,8 +1159,8 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			c->cost = mptcp_fuso_subflow_cost(msk, subflow);
 			c->srtt_us = READ_ONCE(tcp_sk(ssks[n])->srtt_us) >> 3;
 			c->worst_ok = mptcp_fuso_worst_ok(subflow, rules);
-			c->best_ok = mptcp_fuso_best_ok(subflow, 0, &quotas[n],
-							rules);
+			c->best_ok = mptcp_fuso_best_may(subflow, &quotas[n],
+							 rules);
 			c->active = mptcp_subflow_active(subflow);
 			c->backup = subflow->backup || subflow->request_bkup;
 			n++;
@@ -1271,8 +1294,7 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 	if (tp->total_retrans != subflow->fuso_rtx_seen &&
 	    (msk->fuso_rules & MPTCP_FUSO_RULE_PROTECT_RTX))
 		hole = true;
-	/* exact here: the subflow is locked */
-	mptcp_fuso_sample_rtx(subflow, tp->data_segs_out, tp->total_retrans);
+	mptcp_fuso_sample_rtx(subflow, ssk);
 	if (inet_csk(ssk)->icsk_ca_state >= TCP_CA_CWR) {
 		WRITE_ONCE(subflow->fuso_cong_us, (u32)tp->tcp_mstamp);
 		subflow->fuso_cong_valid = 1;
