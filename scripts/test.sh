@@ -213,15 +213,8 @@ run() {
 	# fuso.sh in full on UML (exact virtual time).  On QEMU (the x86
 	# kernel, emulated: slow) the suite runs it on the debug kernel (step
 	# debug); make test-full also runs it in full on the plain kernel.
-	# fuso.sh on UML with a seeded guest RNG and a fixed start of virtual
-	# time, as the benchmark runs: netem's and the tests' draws are the
-	# same in every run, so a result depends on the kernel only.  The
-	# clean-path case needs it: whether the paper's control sends a copy
-	# back onto the lossy subflow depends on the draws
-	# (Documentation/testing.md).
 	fuso)
-		VM_OPTS="--append uml_rng_seed=1 --append time-travel-start=1700000000000000000" \
-			step fuso.sh-uml kselftest uml fuso.sh
+		step fuso.sh-uml kselftest uml fuso.sh
 		[ -z "$full" ] || step fuso.sh-qemu kselftest qemu fuso.sh
 		;;
 	# The fault suite on UML, every case, in real time: under time-travel
