@@ -32,6 +32,10 @@ cmd_base() {
 	if [ -n "${KSRC:-}" ]; then
 		[ -f "$KSRC/Makefile" ] && [ -d "$KSRC/net/mptcp" ] ||
 			die "KSRC=$KSRC is not a Linux source tree with net/mptcp"
+		# before copying a whole tree: is it a 6.12?
+		check_version "$(make -s -C "$KSRC" kernelversion 2>/dev/null)" "KSRC=$KSRC"
+		[ ! -f "$KSRC/.config" ] ||
+			die "KSRC=$KSRC has a .config: give a clean tree (make mrproper there, or a fresh checkout)"
 		id="ksrc:$(cd "$KSRC" && pwd)"
 	else
 		ensure_pkg
@@ -40,6 +44,11 @@ cmd_base() {
 	if [ -f "$BASE_DIR/.fuso-base-id" ] && [ "$(cat "$BASE_DIR/.fuso-base-id")" = "$id" ] &&
 		git -C "$BASE_DIR" rev-parse -q --verify base >/dev/null; then
 		return 0
+	fi
+	# a new base (KSRC or BASE_PKG_VERSION changed) resets the development
+	# tree: not over commits that were never exported
+	if [ -d "$SRC/.git" ] || [ -f "$SRC/.git" ]; then
+		check_src_exported "the base tree changed ($id)"
 	fi
 	log "unpacking base tree ($id) into $BASE_DIR"
 	rm -rf "$BASE_DIR" "$SRC"
@@ -63,10 +72,7 @@ cmd_base() {
 	)
 	local kv
 	kv=$(make -s -C "$BASE_DIR" kernelversion)
-	if [ -z "${KSRC:-}" ] && [ "$kv" != "$BASE_KERNELVERSION" ]; then
-		die "base tree is $kv, expected $BASE_KERNELVERSION"
-	fi
-	case "$kv" in 6.12.*) ;; *) die "base tree is $kv; FUSO targets Linux 6.12" ;; esac
+	check_version "$kv" "the base tree"
 	printf '%s\n' "$id" >"$BASE_DIR/.fuso-base-id"
 	printf 'kernel %s\nsource %s\n' "$kv" "$id" >"$BASE_DIR/.fuso-version"
 	log "base tree: Linux $kv ($id)"
@@ -113,11 +119,23 @@ apply_series() { # TREE
 	done < <(series_entries)
 }
 
+# check_version KERNELVERSION WHAT: any 6.12.y; a warning when it is not the
+# version tested here
+check_version() {
+	case "$1" in
+	6.12|6.12.*) ;;
+	'') die "$2: no kernel version (make kernelversion failed)" ;;
+	*) die "$2 is Linux $1; FUSO's patches are for Linux 6.12 (any 6.12.y)" ;;
+	esac
+	[ "$1" = "$BASE_KERNELVERSION" ] ||
+		log "WARNING: $2 is Linux $1; FUSO is tested on $BASE_KERNELVERSION (the patches may need adjusting)"
+}
+
 # Resetting the development tree must not lose work: refuse when it has
 # commits or changes to tracked files that `make export` has not written to
-# patches/ (FUSO_TREE_FORCE=1 resets anyway).
+# patches/ (FUSO_TREE_FORCE=1 resets anyway).  check_src_exported [WHY]
 check_src_exported() {
-	local head saved
+	local head saved why=${1:-patches/ changed}
 	[ "${FUSO_TREE_FORCE:-0}" = 1 ] && return 0
 	[ -f "$SRC/.fuso-head" ] || return 0 # a tree from before this check
 	head=$(git -C "$SRC" rev-parse HEAD)
@@ -125,7 +143,7 @@ check_src_exported() {
 	if [ "$head" != "$saved" ] ||
 	   [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
 		git -C "$SRC" log --oneline "$saved..$head" >&2 2>/dev/null || true
-		die "patches/ changed, but $SRC has commits or changes that were not exported (above); run 'make export' first, or FUSO_TREE_FORCE=1 to discard them"
+		die "$why, but $SRC has commits or changes that were not exported (above); run 'make export' first, or FUSO_TREE_FORCE=1 to discard them"
 	fi
 }
 

@@ -38,7 +38,13 @@ setup_ccache() {
 		export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}
 		export CCACHE_NOHASHDIR=1
 		mkdir -p "$CCACHE_DIR"
-		ccache -M 8G >/dev/null 2>&1 || true
+		# three kernel variants need about 8 GB of cache; raise the
+		# limit for our builds only, and only if the user set none
+		# (ccache -M would rewrite their ccache.conf)
+		if [ -z "${CCACHE_MAXSIZE:-}" ] &&
+		   ccache -p 2>/dev/null | grep -q '^(default) max_size '; then
+			export CCACHE_MAXSIZE=8G
+		fi
 		KCC="ccache gcc"
 	else
 		log "ccache not found: building without it"

@@ -202,6 +202,7 @@ nofuso_check() {
 run() {
 	case "$1" in
 	deps) step deps "$TOP/scripts/deps.sh" || exit 1 ;;
+	scripts) step scripts "$TOP/scripts/test-scripts.sh" ;;
 	build)
 		step build-uml "$TOP/scripts/build.sh" kernel uml &&
 			step build-qemu "$TOP/scripts/build.sh" kernel qemu &&
@@ -293,14 +294,14 @@ full=
 case "${1:-}" in
 --full)
 	full=1
-	steps=(deps build vm kunit fuso faults debug bench upstream series w1)
+	steps=(deps scripts build vm kunit fuso faults debug bench upstream series w1)
 	;;
 --debug)
 	full=1
 	steps=(deps build debug)
 	;;
 --*) die "test.sh: unknown option '$1'" ;;
-"") steps=(deps build vm kunit fuso faults debug bench series w1) ;;
+"") steps=(deps scripts build vm kunit fuso faults debug bench series w1) ;;
 esac
 for s in "${steps[@]}"; do
 	run "$s"

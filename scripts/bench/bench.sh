@@ -93,6 +93,12 @@ for f in $figs; do
 	esac
 done
 
+# --out: refuse what this script did not make, before anything else
+[ ! -e "$out" ] || [ -d "$out" ] || die "bench: --out $out is not a directory"
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ] && [ ! -f "$out/.fuso-bench" ]; then
+	die "bench: --out $out exists and is not empty, and no earlier benchmark run made it: refusing to delete it (give a new or empty directory)"
+fi
+
 uml=$(obj_dir "$SRC" uml)/linux
 [ -x "$uml" ] || die "bench: no UML kernel at $uml (make kernel-uml)"
 TG=$BUILD/bench/fuso-tg
@@ -189,10 +195,6 @@ weight() { # ARGS...
 }
 
 # The results directory: made here, or made by an earlier run (marker)
-if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ] && [ ! -f "$out/.fuso-bench" ]; then
-	die "bench: --out $out exists and is not empty, and no earlier benchmark run made it: refusing to delete it (give a new or empty directory)"
-fi
-[ ! -e "$out" ] || [ -d "$out" ] || die "bench: --out $out is not a directory"
 mkdir -p "$out" || die "bench: cannot create $out"
 touch "$out/.fuso-bench"
 # one run at a time in a directory: the lock is held by this script and

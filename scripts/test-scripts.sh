@@ -1,0 +1,134 @@
+#!/bin/bash
+# The scripts' own tests: bad input gets a clear error and changes nothing.
+# Each case runs a script in a scratch BUILD directory (no kernel needed)
+# and checks its exit status, its message and what it left behind.
+#
+#   scripts/test-scripts.sh        (test.sh step "scripts")
+set -u
+. "$(dirname "$0")/lib.sh"
+
+T=$(mktemp -d /tmp/fuso-test-scripts.XXXXXX) || die "test-scripts: mktemp failed"
+trap 'umount "$T/shm" 2>/dev/null; rm -rf "$T"' EXIT
+pass=0 fail=0
+
+# expect NAME RC PATTERN CMD...: CMD exits RC and its stderr matches PATTERN
+expect() {
+	local name=$1 want=$2 pat=$3 rc
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -qE -- "$pat" "$T/err"; then
+		printf 'ok   %s\n' "$name"
+		pass=$((pass + 1))
+	else
+		printf 'FAIL %s: exit %s (want %s), stderr:\n' "$name" "$rc" "$want"
+		sed 's/^/     /' "$T/err"
+		fail=$((fail + 1))
+	fi
+}
+
+# check NAME CONDITION...: a state check after a case
+check() {
+	local name=$1
+	shift
+	if "$@"; then
+		printf 'ok   %s\n' "$name"
+		pass=$((pass + 1))
+	else
+		printf 'FAIL %s\n' "$name"
+		fail=$((fail + 1))
+	fi
+}
+
+export BUILD=$T/build
+mkdir -p "$BUILD"
+
+# --- scripts/vm: options without values, advice for missing kernels ---
+expect "vm --kernel without a value" 1 'vm: --kernel needs a value' \
+	"$TOP/scripts/vm" --kernel
+expect "vm --kernel followed by --" 1 'vm: --kernel needs a value' \
+	"$TOP/scripts/vm" --kernel -- true
+expect "vm --mem without a value" 1 'vm: --mem needs a value' \
+	"$TOP/scripts/vm" --uml --mem
+expect "vm --mem with a bad size" 1 "vm: --mem wants a size such as 2G" \
+	"$TOP/scripts/vm" --uml --kernel /bin/true --mem 3X -- true
+expect "vm --uml --nofuso: how to build that kernel" 1 \
+	'no uml-nofuso kernel .*scripts/build.sh kernel uml --nofuso\)' \
+	"$TOP/scripts/vm" --uml --nofuso -- true
+expect "vm --qemu --nofuso: make kernel-nofuso" 1 \
+	'no qemu-nofuso kernel .*\(make kernel-nofuso\)' \
+	"$TOP/scripts/vm" --qemu --nofuso -- true
+expect "vm --uml: make kernel-uml" 1 'no uml kernel .*\(make kernel-uml\)' \
+	"$TOP/scripts/vm" --uml -- true
+
+# --- scripts/vm: UML's guest memory needs room in /dev/shm ---
+mkdir -p "$T/shm"
+if mount -t tmpfs -o size=64m tmpfs "$T/shm" 2>/dev/null; then
+	expect "vm --uml with 64 MiB of shm for a 2 GiB guest" 1 \
+		'has 6[0-9] MiB free for a 2048 MiB guest' \
+		env FUSO_VM_SHM="$T/shm" "$TOP/scripts/vm" --uml --kernel /bin/true -- true
+else
+	printf 'skip vm shm check (cannot mount a tmpfs here)\n'
+fi
+
+# --- bench: --out refuses a non-empty directory it did not make ---
+mkdir -p "$T/results" && echo keep >"$T/results/precious"
+expect "bench --out on someone else's directory" 1 'refusing to delete it' \
+	"$TOP/scripts/bench/bench.sh" --out "$T/results"
+check "... and the directory is untouched" grep -q keep "$T/results/precious"
+expect "bench --out on a file" 1 'is not a directory' \
+	"$TOP/scripts/bench/bench.sh" --out "$T/results/precious"
+expect "bench --reps without a value" 1 'bench: --reps needs a value' \
+	"$TOP/scripts/bench/bench.sh" --reps
+
+# --- base tree: BASE_PKG_VERSION, KSRC checked before copying, no lost work ---
+# shellcheck disable=SC2016
+check "BASE_PKG_VERSION can be overridden" \
+	test "$(BASE_PKG_VERSION=6.12.99-1 bash -c '. "$1/scripts/lib.sh"; echo "$BASE_PKG_VERSION"' _ "$TOP")" = 6.12.99-1
+# fake_tree DIR VERSION: just enough of a kernel tree for base-tree.sh
+fake_tree() {
+	mkdir -p "$1/net/mptcp"
+	printf 'kernelversion:\n\t@echo %s\n' "$2" >"$1/Makefile"
+}
+fake_tree "$T/k510" 5.10.0
+expect "KSRC of another kernel version" 1 'KSRC=.* is Linux 5.10.0; .*6.12' \
+	env KSRC="$T/k510" "$TOP/scripts/base-tree.sh" base
+check "... refused before copying it" test ! -e "$BUILD/base"
+fake_tree "$T/k612" 6.12.1
+touch "$T/k612/.config"
+expect "KSRC with a .config" 1 'has a .config' \
+	env KSRC="$T/k612" "$TOP/scripts/base-tree.sh" base
+rm "$T/k612/.config"
+expect "KSRC of another 6.12.y: a warning" 0 'WARNING: the base tree is Linux 6.12.1; FUSO is tested on' \
+	env KSRC="$T/k612" "$TOP/scripts/base-tree.sh" base
+# a development tree with a commit that was never exported
+git -c init.defaultBranch=main init -q "$BUILD/src"
+git -C "$BUILD/src" -c user.name=t -c user.email=t@t commit -q --allow-empty -m exported
+git -C "$BUILD/src" rev-parse HEAD >"$BUILD/src/.fuso-head"
+git -C "$BUILD/src" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "my work"
+fake_tree "$T/k612b" 6.12.2
+expect "switching KSRC over unexported commits" 1 'the base tree changed .*not exported' \
+	env KSRC="$T/k612b" "$TOP/scripts/base-tree.sh" base
+check "... and the commit is still there" \
+	test "$(git -C "$BUILD/src" log -1 --format=%s)" = "my work"
+
+# --- ccache: the user's max_size is left alone ---
+if command -v ccache >/dev/null; then
+	mkdir -p "$T/ccache"
+	printf 'max_size = 1G\n' >"$T/ccache/ccache.conf"
+	# shellcheck disable=SC2016
+	check "ccache: the user's max_size is kept" \
+		test "$(CCACHE_DIR="$T/ccache" bash -c '. "$1/scripts/lib.sh"; setup_ccache; echo "${CCACHE_MAXSIZE:-unset}"' _ "$TOP")" = unset
+	check "... and their ccache.conf is unchanged" grep -qx 'max_size = 1G' "$T/ccache/ccache.conf"
+	rm "$T/ccache/ccache.conf"
+	# shellcheck disable=SC2016
+	check "ccache: without a setting, 8G for our builds" \
+		test "$(CCACHE_DIR="$T/ccache" bash -c '. "$1/scripts/lib.sh"; setup_ccache; echo "$CCACHE_MAXSIZE"' _ "$TOP")" = 8G
+	check "... written nowhere" test ! -s "$T/ccache/ccache.conf"
+fi
+
+# --- the accidental upstream copy stays gone ---
+check "no upstream tree copied into the repository" test ! -e "$TOP/linux-source-6.12"
+
+printf '%d passed, %d failed\n' "$pass" "$fail"
+[ "$fail" = 0 ]
