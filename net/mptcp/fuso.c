@@ -27,9 +27,9 @@
  *       or showed a data-level hole below a copy (see TARGETED below)
  *       (ack_update_msk(), v4 and v6, softirq or socket backlog).  T2 holds
  *       the subflow lock and the msk data lock, and a round needs other
- *       subflows' locks, so T2 only flags work: MPTCP_FUSO in cb_flags when
- *       the msk is owned (run by mptcp_release_cb()), else MPTCP_WORK_FUSO
- *       and the msk worker.
+ *       subflows' locks, so T2 only flags work: MPTCP_FUSO_ROUND in
+ *       cb_flags when the msk is owned (run by mptcp_release_cb()), else
+ *       MPTCP_WORK_FUSO and the msk worker.
  *
  * What: one round (mptcp_fuso_try_send_recoveries(), msk owned) repeats:
  *
@@ -200,13 +200,22 @@ static void mptcp_fuso_set_defaults(struct mptcp_fuso_pernet *pernet)
 }
 
 /* Guard hook R in tcp_data_queue() and the sender's hooks in sendmsg and
- * the ACK path: each is enabled the first time any netns sets
- * MPTCP_FUSO_RX or MPTCP_FUSO_TX, and never disabled (connections keep
- * their mode snapshot).  Until then a kernel with FUSO built in runs a
- * few NOPs per ACK, per sendmsg and per received segment.
+ * the ACK path: each is enabled the first time any netns or socket
+ * (MPTCP_FUSO) sets MPTCP_FUSO_RX or MPTCP_FUSO_TX, and never disabled
+ * (connections keep their mode snapshot).  Until then a kernel with FUSO
+ * built in runs a few NOPs per ACK, per sendmsg and per received segment.
+ * Process context: static_branch_enable() may sleep.
  */
 DEFINE_STATIC_KEY_FALSE(mptcp_fuso_rx_key);
 DEFINE_STATIC_KEY_FALSE(mptcp_fuso_tx_key);
+
+static void mptcp_fuso_enable_keys(u8 mode)
+{
+	if (mode & MPTCP_FUSO_RX)
+		static_branch_enable(&mptcp_fuso_rx_key);
+	if (mode & MPTCP_FUSO_TX)
+		static_branch_enable(&mptcp_fuso_tx_key);
+}
 
 #if IS_ENABLED(CONFIG_KUNIT)
 bool mptcp_fuso_rx_hooked(void)
@@ -226,10 +235,7 @@ static int mptcp_fuso_mode_handler(const struct ctl_table *table, int write,
 	if (ret || !write)
 		return ret;
 	mode = READ_ONCE(*(u8 *)table->data);
-	if (mode & MPTCP_FUSO_RX)
-		static_branch_enable(&mptcp_fuso_rx_key);
-	if (mode & MPTCP_FUSO_TX)
-		static_branch_enable(&mptcp_fuso_tx_key);
+	mptcp_fuso_enable_keys(mode);
 	return 0;
 }
 
@@ -601,10 +607,64 @@ void mptcp_fuso_init_sock(struct sock *sk)
 	msk->fuso_alpha = mptcp_fuso_alpha(net);
 	msk->fuso_beta = mptcp_fuso_beta(net);
 	msk->fuso_rules = mptcp_fuso_rules(net);
+	msk->fuso_mode_set = false;
+	msk->fuso_copies = 0;
+	msk->fuso_copy_bytes = 0;
 	msk->fuso_app_idle = false;
 	msk->fuso_idle_snd_nxt = 0;
 	msk->fuso_wait_ev = false;
 	msk->fuso_hole_dsn = 0;
+}
+
+/* An accepted connection takes its listener's MPTCP_FUSO, if one was set,
+ * instead of the namespace's mode.  The listener's lock is not held here
+ * (nsk is its copy, locked): setsockopt() may change the value meanwhile,
+ * the connection gets the old or the new one.
+ */
+void mptcp_fuso_clone(struct sock *nsk, const struct sock *listener)
+{
+	const struct mptcp_sock *lmsk = mptcp_sk(listener);
+	struct mptcp_sock *msk = mptcp_sk(nsk);
+
+	if (READ_ONCE(lmsk->fuso_mode_set)) {
+		msk->fuso_mode = READ_ONCE(lmsk->fuso_mode);
+		msk->fuso_mode_set = true;
+	}
+}
+
+/* setsockopt(SOL_MPTCP, MPTCP_FUSO): this connection's mode, 0..3 as
+ * net.mptcp.fuso, in place of the namespace's; on a listener, also that of
+ * the connections it accepts from now on.  It takes effect at once: the
+ * hooks read the mode locklessly, and a sender switched on mid-response
+ * protects what it sends next.
+ */
+int mptcp_fuso_set_mode(struct mptcp_sock *msk, int mode)
+{
+	struct sock *sk = (struct sock *)msk;
+
+	if (mode < 0 || mode > MPTCP_FUSO_MODE_MASK)
+		return -EINVAL;
+
+	mptcp_fuso_enable_keys(mode);
+	lock_sock(sk);
+	WRITE_ONCE(msk->fuso_mode, mode);
+	WRITE_ONCE(msk->fuso_mode_set, true);
+	release_sock(sk);
+	return 0;
+}
+
+int mptcp_fuso_get_mode(const struct mptcp_sock *msk)
+{
+	return READ_ONCE(msk->fuso_mode);
+}
+
+/* MPTCP_INFO and the diag interface (ss -M), with or without the msk lock */
+void mptcp_fuso_fill_info(const struct mptcp_sock *msk,
+			  struct mptcp_info *info)
+{
+	info->mptcpi_fuso_mode = READ_ONCE(msk->fuso_mode);
+	info->mptcpi_fuso_copies = READ_ONCE(msk->fuso_copies);
+	info->mptcpi_fuso_copy_bytes = READ_ONCE(msk->fuso_copy_bytes);
 }
 
 /* Note when the subflow retransmitted last.  TCP keeps no such record, so
@@ -747,7 +807,8 @@ static bool mptcp_fuso_may_run(const struct mptcp_sock *msk)
 {
 	const struct sock *sk = (const struct sock *)msk;
 
-	if (!(msk->fuso_mode & MPTCP_FUSO_TX) || !READ_ONCE(msk->fuso_app_idle))
+	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX) ||
+	    !READ_ONCE(msk->fuso_app_idle))
 		return false;
 	if (READ_ONCE(msk->first_pending) || READ_ONCE(msk->recovery))
 		return false;
@@ -1076,6 +1137,8 @@ static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 		msk->allow_infinite_fallback = false;
 		(*sent)++;
 		MPTCP_INC_STATS(net, MPTCP_MIB_FUSORECOVERY);
+		WRITE_ONCE(msk->fuso_copies, msk->fuso_copies + 1);
+		WRITE_ONCE(msk->fuso_copy_bytes, msk->fuso_copy_bytes + copied);
 		if (ssk == wssk)
 			MPTCP_INC_STATS(net, MPTCP_MIB_FUSORECOVERYSAMESUBFLOW);
 		trace_mptcp_fuso_recovery(sk, wssk, ssk, v[i].dsn, copied,
@@ -1241,7 +1304,7 @@ void __mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
 	struct mptcp_sock *msk = mptcp_sk(sk);
 
 	msk_owned_by_me(msk);
-	if (!(msk->fuso_mode & MPTCP_FUSO_TX))
+	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX))
 		return;
 	WRITE_ONCE(msk->fuso_app_idle, idle);
 	if (idle)
@@ -1262,10 +1325,10 @@ void __mptcp_fuso_uncork(struct sock *sk)
 	struct mptcp_sock *msk = mptcp_sk(sk);
 
 	msk_owned_by_me(msk);
-	if (!(msk->fuso_mode & MPTCP_FUSO_TX))
+	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX))
 		return;
 	WRITE_ONCE(msk->fuso_app_idle, true);
-	__set_bit(MPTCP_FUSO, &msk->cb_flags);
+	__set_bit(MPTCP_FUSO_ROUND, &msk->cb_flags);
 }
 
 /**
@@ -1287,7 +1350,7 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 	bool hole = false, ev = false;
 	u32 in_flight, cwnd;
 
-	if (!(msk->fuso_mode & MPTCP_FUSO_TX))
+	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX))
 		return;
 
 	/* a new retransmission may want a copy (MPTCP_FUSO_RULE_PROTECT_RTX) */
@@ -1348,7 +1411,7 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 		return;
 
 	if (sock_owned_by_user(sk)) {
-		__set_bit(MPTCP_FUSO, &msk->cb_flags);
+		__set_bit(MPTCP_FUSO_ROUND, &msk->cb_flags);
 	} else {
 		/* the worker may be due already */
 		if (test_and_set_bit(MPTCP_WORK_FUSO, &msk->flags))
@@ -1411,7 +1474,7 @@ void __mptcp_fuso_rcv_ofo(struct sock *ssk, struct sk_buff *skb)
 	u64 ack, dsn;
 	int rbuf;
 
-	if (!(msk->fuso_mode & MPTCP_FUSO_RX) || !skb->len)
+	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_RX) || !skb->len)
 		return;
 
 	/* the subflow goes away (mptcp_data_ready() bails out too), the

@@ -93,6 +93,11 @@ u8 mptcp_fuso_beta(const struct net *net);
 u8 mptcp_fuso_rules(const struct net *net);
 
 void mptcp_fuso_init_sock(struct sock *sk);
+void mptcp_fuso_clone(struct sock *nsk, const struct sock *listener);
+int mptcp_fuso_set_mode(struct mptcp_sock *msk, int mode);
+int mptcp_fuso_get_mode(const struct mptcp_sock *msk);
+void mptcp_fuso_fill_info(const struct mptcp_sock *msk,
+			  struct mptcp_info *info);
 void mptcp_fuso_try_send_recoveries(struct sock *sk);
 
 /* The sender's hooks, behind a static key: see fuso.c */
@@ -167,6 +172,21 @@ static inline int mptcp_fuso_init(void)
 }
 
 static inline void mptcp_fuso_init_sock(struct sock *sk) {}
+static inline void mptcp_fuso_clone(struct sock *nsk,
+				    const struct sock *listener) {}
+
+static inline int mptcp_fuso_set_mode(struct mptcp_sock *msk, int mode)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int mptcp_fuso_get_mode(const struct mptcp_sock *msk)
+{
+	return 0;
+}
+
+static inline void mptcp_fuso_fill_info(const struct mptcp_sock *msk,
+					struct mptcp_info *info) {}
 
 static inline bool mptcp_fuso_sendmsg_start(struct sock *sk)
 {

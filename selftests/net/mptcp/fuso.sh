@@ -15,6 +15,12 @@
 #   The same with the response ended by MSG_MORE and a zero-length
 #   write, by clearing TCP_CORK, or followed by a write failing with
 #   EPIPE: none of them may leave the data in flight unprotected;
+# - the per-connection opt-in, setsockopt(SOL_MPTCP, MPTCP_FUSO): bad
+#   values are rejected with EINVAL and change nothing, a listener's value
+#   goes to its connections, MPTCP_INFO reports it; in a namespace with
+#   FUSO off, a server socket with MPTCP_FUSO=1 or 3 protects the tail
+#   (copies in MPTCP_INFO too), and with FUSO on, one with MPTCP_FUSO=0
+#   waits for a timer;
 # - no loss at all: no data sequence number is copied twice (each
 #   segment at most once, also when the copies share the subflow);
 # - the handshake's third ACK and the first request lost: FUSO must not
@@ -497,19 +503,26 @@ tail_drop_count()
 # $1: mode; $2: family; $3: optional, the server's --after-send: the
 # response ends with a zero-length write after MSG_MORE ("empty"), or
 # with TCP_CORK cleared ("cork"), or is followed by a write that fails
-# ("epipe"); none of them may leave the data in flight unprotected
+# ("epipe"); none of them may leave the data in flight unprotected; $4:
+# optional, the server's MPTCP_FUSO socket option, which then rules
+# instead of the namespace's mode $1, and must show in MPTCP_INFO
 test_tail_loss()
 {
 	local mode=${1}
 	local family=${2}
 	local after=${3:-}
+	local sock=${4:-}
 	local name="fuso=${mode} IPv${family} tail segment lost once"
-	local out="${tmpdir}/tail.out" go="${tmpdir}/go"
+	local out="${tmpdir}/tail.out" go="${tmpdir}/go" info="${tmpdir}/info"
 	local addr_opt caddr spid cpid joined_before i rc=0
-	local dropped timeouts probes mrtx recov
+	local dropped timeouts probes mrtx recov icopies
 
 	[ -n "${after}" ] &&
 		name="fuso=${mode} IPv${family} tail lost, response ends by ${after}"
+	if [ -n "${sock}" ]; then
+		name="fuso=${mode}, server socket MPTCP_FUSO=${sock}, IPv${family} tail lost"
+		mode=${sock}
+	fi
 	if [ $((mode & 1)) = 1 ]; then
 		name+=": no timeout"
 	else
@@ -518,10 +531,11 @@ test_tail_loss()
 	mptcp_lib_print_title "${name}"
 	rr_addr "${family}"
 	port=$((port + 1))
-	rm -f "${go}"
+	rm -f "${go}" "${info}"
 	path2_loss ""
 	joined_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
-	rr_server_start "${port}" ${after:+--after-send "${after}"}
+	rr_server_start "${port}" ${after:+--after-send "${after}"} \
+		${sock:+--fuso "${sock}" --info "${info}"}
 	timeout ${timeout_test} ip netns exec "${ns1}" \
 		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
 		-a "${caddr}" -n 2 -s 8000,1200 --wait-file "${go}" \
@@ -547,6 +561,13 @@ test_tail_loss()
 	if ! wait ${cpid}; then
 		mptcp_lib_pr_fail "the tail response was lost or corrupted"
 		rc=1
+	fi
+	# the server notes MPTCP_INFO once it has seen the client close
+	if [ -n "${sock}" ]; then
+		for i in $(seq 50); do
+			[ -s "${info}" ] && break
+			sleep 0.1
+		done
 	fi
 	rr_server_stop
 	dropped=$(tail_drop_count "${family}" "${port}")
@@ -589,6 +610,24 @@ test_tail_loss()
 			"${timeouts}, TCPLossProbes ${probes}, MPTCPRetrans" \
 			"${mrtx}: expected 0 and one of the timers"
 		rc=1
+	fi
+	# the connection's own copies, as MPTCP_INFO reports them
+	if [ -n "${sock}" ] && [ "${rc}" = 0 ]; then
+		icopies=$(awk '$1 == "conn" && $3 == '"${sock}"' { print $5 }' \
+			"${info}" 2>/dev/null)
+		if [ -z "${icopies}" ]; then
+			mptcp_lib_pr_fail "no MPTCP_INFO with mode ${sock} from" \
+				"the server: $(cat "${info}" 2>/dev/null)"
+			rc=1
+		elif [ $((mode & 1)) = 1 ] && [ "${icopies}" -lt "${recov}" ]; then
+			mptcp_lib_pr_fail "MPTCP_INFO: ${icopies} copies, but" \
+				"FusoRecovery moved by ${recov} in the last exchange"
+			rc=1
+		elif [ $((mode & 1)) = 0 ] && [ "${icopies}" != 0 ]; then
+			mptcp_lib_pr_fail "MPTCP_INFO: ${icopies} copies with" \
+				"MPTCP_FUSO=${sock}"
+			rc=1
+		fi
 	fi
 	result "${name}" ${rc}
 }
@@ -1147,6 +1186,25 @@ test_clean_path()
 }
 
 # $1: expected "zero" or "any"
+# The MPTCP_FUSO socket option, on loopback in ns1: see fuso_rr.py
+# sockopt.  $1: the namespace's mode
+test_sockopt()
+{
+	local name="MPTCP_FUSO socket option (namespace fuso=${1})"
+	local rc=0
+
+	mptcp_lib_print_title "${name}"
+	port=$((port + 1))
+	if ! ip netns exec "${ns1}" python3 ./fuso_rr.py sockopt \
+		-p "${port}" --expect "${1}" > "${tmpdir}/sockopt.out" 2>&1; then
+		mptcp_lib_pr_fail "$(grep -v '^ok' "${tmpdir}/sockopt.out")"
+		rc=1
+	elif [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
+		sed 's/^/        /' "${tmpdir}/sockopt.out"
+	fi
+	result "${name}" ${rc}
+}
+
 test_counters_off()
 {
 	local rc=0
@@ -1216,6 +1274,9 @@ if part_ok 0; then
 	ip_ok 4 && test_tail_loss 0 4
 	ip_ok 6 && test_tail_loss 0 6
 	test_counters_off
+	test_sockopt 0
+	ip_ok 4 && test_tail_loss 0 4 "" 1
+	ip_ok 6 && test_tail_loss 0 6 "" 3
 fi
 
 if part_ok 1; then
@@ -1244,6 +1305,8 @@ if part_ok 3; then
 	ip_ok 4 && test_rr 3 4 persistent
 	ip_ok 6 && test_rr 3 6 new
 	ip_ok 4 && test_tail_loss 3 4
+	test_sockopt 3
+	ip_ok 4 && test_tail_loss 3 4 "" 0
 fi
 
 if part_ok hole; then

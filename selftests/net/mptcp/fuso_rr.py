@@ -3,10 +3,15 @@
 #
 # Request/response traffic over MPTCP for fuso.sh.
 #
-#   fuso_rr.py server [-6] -p PORT [--after-send ACTION]
+#   fuso_rr.py server [-6] -p PORT [--after-send ACTION] [--fuso MODE]
+#                     [--info FILE]
 #       Accept connections; answer each request with the response it asks
 #       for, until the client closes (a thread per connection).  Serves
-#       until killed.  With --after-send, each response but the first
+#       until killed.  With --fuso, set MPTCP_FUSO to MODE on the listener
+#       (its connections inherit it).  With --info, append a line to FILE
+#       when a connection ends: "conn mode M copies C bytes B", M the
+#       connection's MPTCP_FUSO, C and B its FUSO copies and their bytes
+#       (MPTCP_INFO).  With --after-send, each response but the first
 #       ends in another way than a write without MSG_MORE: "empty" writes
 #       it with MSG_MORE and then zero bytes; "cork" writes it under
 #       TCP_CORK and then clears TCP_CORK; "epipe" writes it as usual,
@@ -15,7 +20,7 @@
 #
 #   fuso_rr.py client [-6] -p PORT -a ADDR [-n N] [-s SIZES] [-q REQ]
 #                     [--new-conn] [--wait-file F] [--snap-pid PID]
-#                     [--before CMD] [--times] [--conns C]
+#                     [--before CMD] [--times] [--conns C] [--fuso MODE]
 #       N exchanges (default 10): send a request of REQ bytes (default 100)
 #       asking for the next size in SIZES (comma-separated bytes, cycled),
 #       read the response and check every byte.  With --new-conn each
@@ -30,7 +35,16 @@
 #       time from sending the request to the last byte of the response.
 #       With --conns, open C connections at once and run the N exchanges
 #       on each of them concurrently (one thread each); print "checked
-#       C connections, E exchanges, B bytes" at the end.
+#       C connections, E exchanges, B bytes" at the end.  With --fuso, set
+#       MPTCP_FUSO to MODE on each socket before it connects.
+#
+#   fuso_rr.py sockopt [-6] -p PORT --expect MODE
+#       Check the MPTCP_FUSO socket option on loopback: a new socket reports
+#       the namespace's mode (MODE); values outside 0..3 and short options
+#       fail with EINVAL and change nothing; 0..3 read back; a listener's
+#       value goes to the connections it accepts, and without one they get
+#       the namespace's; MPTCP_INFO reports the mode in force.  Prints
+#       "ok ..." or "FAIL ..." per check.
 #
 # A request is: 4 bytes response size, 4 bytes exchange number, padding.
 # Response byte i of exchange k is (k * 131 + i) & 0xff.
@@ -38,6 +52,7 @@
 # 2 usage or socket error.
 
 import argparse
+import errno
 import os
 import socket
 import struct
@@ -47,6 +62,31 @@ import threading
 import time
 
 IPPROTO_MPTCP = getattr(socket, "IPPROTO_MPTCP", 262)
+SOL_MPTCP = 284
+MPTCP_INFO = 1
+MPTCP_FUSO = 5
+# struct mptcp_info: mptcpi_fuso_mode (u8), 3 reserved bytes,
+# mptcpi_fuso_copies (u32), mptcpi_fuso_copy_bytes (u64)
+INFO_FUSO_OFF = 96
+INFO_LEN = 112
+
+
+def set_fuso(s, mode):
+    s.setsockopt(SOL_MPTCP, MPTCP_FUSO, mode)
+
+
+def get_fuso(s):
+    return s.getsockopt(SOL_MPTCP, MPTCP_FUSO)
+
+
+def fuso_info(s):
+    """(mode, copies, copy bytes) from MPTCP_INFO, or None if the kernel's
+    struct mptcp_info has no FUSO fields."""
+    b = s.getsockopt(SOL_MPTCP, MPTCP_INFO, INFO_LEN)
+    if len(b) < INFO_LEN:
+        return None
+    mode, copies, nbytes = struct.unpack_from("=B3xIQ", b, INFO_FUSO_OFF)
+    return mode, copies, nbytes
 
 
 def pattern(k, n):
@@ -103,18 +143,30 @@ def serve_conn(c, after):
 def server(args):
     s = socket.socket(family(args), socket.SOCK_STREAM, IPPROTO_MPTCP)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if args.fuso is not None:
+        set_fuso(s, args.fuso)
     s.bind(("::" if args.ipv6 else "0.0.0.0", args.port))
     s.listen(256)
     while True:
         c, _ = s.accept()
         c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=serve_thread, args=(c, args.after_send),
+        threading.Thread(target=serve_thread,
+                         args=(c, args.after_send, args.info),
                          daemon=True).start()
 
 
-def serve_thread(c, after):
+info_lock = threading.Lock()
+
+
+def serve_thread(c, after, info):
     try:
         serve_conn(c, after)
+        if info:
+            fi = fuso_info(c)
+            line = (f"conn mode {get_fuso(c)} copies {fi[1]} bytes {fi[2]}"
+                    if fi else "conn no-fuso-info")
+            with info_lock, open(info, "a") as f:
+                f.write(line + "\n")
     except OSError as e:
         print(f"fuso_rr server: {e}", file=sys.stderr)
     c.close()
@@ -137,6 +189,8 @@ def snapshot(pid):
 def connect(args):
     s = socket.socket(family(args), socket.SOCK_STREAM, IPPROTO_MPTCP)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if args.fuso is not None:
+        set_fuso(s, args.fuso)
     s.settimeout(args.timeout)
     s.connect((args.addr, args.port))
     return s
@@ -225,9 +279,73 @@ def client(args):
     return 0
 
 
+def sockopt(args):
+    """The MPTCP_FUSO API, on loopback."""
+    fails = 0
+
+    def check(ok, what):
+        nonlocal fails
+        print(f"{'ok' if ok else 'FAIL'} {what}", flush=True)
+        fails += not ok
+
+    def err(fn):
+        try:
+            fn()
+        except OSError as e:
+            return e.errno
+        return 0
+
+    fam = family(args)
+    lo = "::1" if args.ipv6 else "127.0.0.1"
+    s = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
+    check(get_fuso(s) == args.expect,
+          f"a new socket reports the namespace's mode {args.expect}"
+          f" (got {get_fuso(s)})")
+    for v in (-1, 4, 255, 1 << 20):
+        e = err(lambda: set_fuso(s, v))
+        check(e == errno.EINVAL and get_fuso(s) == args.expect,
+              f"MPTCP_FUSO={v}: EINVAL, mode unchanged"
+              f" (errno {e}, mode {get_fuso(s)})")
+    e = err(lambda: s.setsockopt(SOL_MPTCP, MPTCP_FUSO, b"\x01"))
+    check(e == errno.EINVAL and get_fuso(s) == args.expect,
+          f"a 1-byte option: EINVAL, mode unchanged (errno {e})")
+    for v in (3, 0, 1, 2):
+        set_fuso(s, v)
+        check(get_fuso(s) == v, f"MPTCP_FUSO={v} reads back ({get_fuso(s)})")
+    s.close()
+
+    # listeners: with a value, and without one
+    other = 3 if args.expect != 3 else 1
+    for lmode in (other, None):
+        ls = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if lmode is not None:
+            set_fuso(ls, lmode)
+        ls.bind((lo, args.port))
+        ls.listen(4)
+        cs = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
+        cs.settimeout(10)
+        cs.connect((lo, args.port))
+        a, _ = ls.accept()
+        want = args.expect if lmode is None else lmode
+        check(get_fuso(a) == want,
+              f"a connection accepted by a listener with "
+              f"{'no MPTCP_FUSO' if lmode is None else f'MPTCP_FUSO={lmode}'}"
+              f" has mode {want} (got {get_fuso(a)})")
+        fi = fuso_info(a)
+        check(fi is not None and fi[0] == want and fi[1] == 0,
+              f"MPTCP_INFO: mode {want}, no copies yet (got {fi})")
+        check(get_fuso(cs) == args.expect,
+              f"the connecting side keeps the namespace's mode"
+              f" (got {get_fuso(cs)})")
+        for x in (a, cs, ls):
+            x.close()
+    return 1 if fails else 0
+
+
 def main():
     p = argparse.ArgumentParser(description="MPTCP request/response for fuso.sh")
-    p.add_argument("mode", choices=("server", "client"))
+    p.add_argument("mode", choices=("server", "client", "sockopt"))
     p.add_argument("-6", dest="ipv6", action="store_true")
     p.add_argument("-p", dest="port", type=int, required=True)
     p.add_argument("-a", dest="addr")
@@ -242,10 +360,17 @@ def main():
     p.add_argument("--times", action="store_true")
     p.add_argument("--conns", type=int, default=0)
     p.add_argument("--after-send", choices=("empty", "cork", "epipe"))
+    p.add_argument("--fuso", type=int)
+    p.add_argument("--info")
+    p.add_argument("--expect", type=int)
     args = p.parse_args()
     try:
         if args.mode == "server":
             return server(args)
+        if args.mode == "sockopt":
+            if args.expect is None:
+                p.error("sockopt needs --expect MODE")
+            return sockopt(args)
         if not args.addr:
             p.error("client needs -a ADDR")
         return client(args)
