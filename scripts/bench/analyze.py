@@ -58,6 +58,12 @@ counters (after minus before):
   cpu_ratio  the guest's CPU seconds per 1000 queries, relative to MPTCP
              in the same replication (geometric mean over replications;
              blank without cpu.txt)
+  cpu_off, cpu_user_off   FUSO's own cost: CPU seconds per query (all,
+             and the host user-mode part: the guest's instructions, without
+             UML's cost of its wake-ups) relative to the same scheduler
+             with FUSO off (fuso1, fuso3: mptcp-window; fuso3-paper:
+             mptcp) in the same replication; geometric mean with a 95%
+             Student t interval over the replications (_lo, _hi)
   bg_n, bg_mean, bg_p99   background flows (Fig 5): count, FCT in ms
   fuso_recoveries, rcv_push   MPTcpExtFusoRecovery, MPTcpExtFusoRcvOfoPush
 
@@ -111,12 +117,14 @@ COND_KEYS = ("schemes", "loss", "where", "lossmodel", "nsub", "iwsub", "flows", 
 COLS = ["fig", "cond", "scheme", "sizes", "loss", "where", "lossmodel", "nsub", "iwsub",
         "bgload", "fanout", "dist", "size", "reps", "n", "mean", "p50", "p99", "p99_lo",
         "p99_hi", "p99.9", "over5", "rto_share", "rto_share_lo", "rto_share_hi", "rto",
-        "extra", "copy", "copies_pq", "cpu_ratio", "bg_n", "bg_mean", "bg_p99",
+        "extra", "copy", "copies_pq", "cpu_ratio", "cpu_off", "cpu_user_off",
+        "cpu_user_off_lo", "cpu_user_off_hi", "bg_n", "bg_mean", "bg_p99",
         "fuso_recoveries", "rcv_push"]
 PAIR_COLS = ["fig", "cond", "sizes", "other", "reps", "ratio", "ratio_lo", "ratio_hi",
              "wins", "mean_ratio"]
 BULK_COLS = ["fig", "cond", "scheme", "loss", "where", "reps", "mbps", "mbps_lo", "mbps_hi",
-             "cpu_s_per_gb", "cpu_ratio", "copy"]
+             "cpu_s_per_gb", "cpu_user_s_per_gb", "cpu_ratio", "cpu_off", "cpu_user_off",
+             "cpu_user_off_lo", "cpu_user_off_hi", "copy"]
 
 
 def die(msg):
@@ -218,6 +226,7 @@ class Run:
         self.delta = {}        # (host, counter) -> after - before
         self.copies = None     # copies.txt, or None
         self.cpu = None        # cpu_s, or None
+        self.cpu_user = None   # cpu_user_s, or None
         self.bulk = None       # bulk.txt (bytes, seconds), or None
 
     @property
@@ -302,6 +311,7 @@ def load_run(d, where, problems):
     run.copies = read_pairs(os.path.join(d, "copies.txt"), int)
     cpu = read_pairs(os.path.join(d, "cpu.txt"), float)
     run.cpu = cpu.get("cpu_s") if cpu else None
+    run.cpu_user = cpu.get("cpu_user_s") if cpu else None
     run.bulk = read_pairs(os.path.join(d, "bulk.txt"), float)
     return run
 
@@ -457,6 +467,51 @@ def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
 
 
+def geomean_ci(v):
+    """Geometric mean of ratios and its 95% Student t interval (on the
+    logarithms; no interval below two values)."""
+    if not v:
+        return None, None, None
+    lg = np.log(np.array(v, dtype=float))
+    m = float(lg.mean())
+    if len(v) < 2:
+        return math.exp(m), None, None
+    half = (T975[len(v) - 1] if len(v) - 1 < len(T975) else 1.96) * \
+        float(lg.std(ddof=1)) / math.sqrt(len(v))
+    return math.exp(m), math.exp(m - half), math.exp(m + half)
+
+
+def off_scheme(sch):
+    """The scheme that runs FUSO's scheduler with FUSO off, or None."""
+    if sch in ("fuso1", "fuso3") or (sch.startswith("fuso") and sch.endswith("-window")):
+        return "mptcp-window"
+    if sch.endswith("-paper") or (sch.startswith("fuso") and sch.endswith("-default")):
+        return "mptcp"
+    return None
+
+
+def cpu_off(c, sch, per):
+    """cpu_off, cpu_user_off (+ _lo, _hi) of SCH in condition C: CPU per
+    unit of work (per(run)) relative to the scheme with FUSO off, paired
+    on the seed."""
+    out = {}
+    off = off_scheme(sch)
+    if off not in c.schemes:
+        return out
+    tot, usr = [], []
+    for seed in c.seeds:
+        r, o = c.runs.get((seed, sch)), c.runs.get((seed, off))
+        if not r or not o or not per(r) or not per(o):
+            continue
+        if r.cpu and o.cpu:
+            tot.append((r.cpu / per(r)) / (o.cpu / per(o)))
+        if r.cpu_user and o.cpu_user:
+            usr.append((r.cpu_user / per(r)) / (o.cpu_user / per(o)))
+    out["cpu_off"] = geomean(tot)
+    out["cpu_user_off"], out["cpu_user_off_lo"], out["cpu_user_off_hi"] = geomean_ci(usr)
+    return out
+
+
 def scheme_rows(c, sch):
     """summary.csv rows of one scheme in one condition."""
     runs = [c.runs[(s, sch)] for s in c.seeds]
@@ -519,6 +574,7 @@ def costs(c, sch, runs, n):
             if run.cpu and m.cpu and run.n and m.n:
                 ratios.append((run.cpu / run.n) / (m.cpu / m.n))
     s["cpu_ratio"] = geomean(ratios)
+    s.update(cpu_off(c, sch, lambda r: r.n))
     bg = np.sort(np.concatenate([run.bg for run in runs]))
     if len(bg):
         s["bg_n"] = len(bg)
@@ -555,6 +611,10 @@ def bulk_rows(c):
             if m and m.cpu and m.bulk and m.bulk.get("bytes"):
                 ratios.append(v / (m.cpu / m.bulk["bytes"]))
         row["cpu_ratio"] = geomean(ratios)
+        cu = [r.cpu_user / r.bulk["bytes"] for _, r in ok if r.cpu_user]
+        if cu:
+            row["cpu_user_s_per_gb"] = 1e9 * sum(cu) / len(cu)
+        row.update(cpu_off(c, sch, lambda r: r.bulk["bytes"] if r.bulk else 0))
         cb = sum(r.copies["copy_bytes"] for _, r in ok if r.copies and "copy_bytes" in r.copies)
         eg = sum(r.counter("EgressBytes", ("h4",)) for _, r in ok)
         if eg > 0 and any(r.copies for _, r in ok):
@@ -636,21 +696,22 @@ def write_md(path, rows, pairs, conds):
                 "rto_share = % of queries that waited for a retransmission timeout (client's or "
                 "server's, query >= 5 ms); rto = timeouts per 100 queries; over5 = % of queries "
                 "over 5 ms; extra = % of sender bytes beyond payload+headers; copy = FUSO copy "
-                "bytes, % of sender bytes; cpu = CPU per query relative to MPTCP\n")
+                "bytes, % of sender bytes; cpu = CPU per query relative to MPTCP; cpu off = user-mode "
+                "CPU per query relative to the same scheduler with FUSO off (95% interval)\n")
         for fig in figs:
             fr = [r for r in rows if r["fig"] == fig and r["sizes"] == "all"]
             bg = any(r.get("bg_n") for r in fr)
             f.write(f"\n### Fig {fig}\n\n| condition | scheme | reps | n | mean | p50 | p99 | "
-                    "p99.9 | over5 | rto_share | rto | extra | copy | cpu |" +
+                    "p99.9 | over5 | rto_share | rto | extra | copy | cpu | cpu off |" +
                     (" bg n | bg mean | bg p99 |" if bg else "") +
-                    "\n|---|---|" + "---:|" * (12 + 3 * bg) + "\n")
+                    "\n|---|---|" + "---:|" * (13 + 3 * bg) + "\n")
             for r in fr:
                 f.write(f"| {r['cond']} | {r['scheme']} | {r['reps']} | {r['n']} | "
                         f"{fmt(r.get('mean'))} | {fmt(r.get('p50'))} | {ci(r, 'p99')} | "
                         f"{fmt(r.get('p99.9'))} | {fmt(r.get('over5'), 1)} | "
                         f"{ci(r, 'rto_share', 1)} | {fmt(r.get('rto'))} | "
                         f"{fmt(r.get('extra'), 1)} | {fmt(r.get('copy'), 1)} | "
-                        f"{fmt(r.get('cpu_ratio'))} |" +
+                        f"{fmt(r.get('cpu_ratio'))} | {ci(r, 'cpu_user_off', 3)} |" +
                         (f" {fmt(r.get('bg_n'))} | {fmt(r.get('bg_mean'))} | "
                          f"{fmt(r.get('bg_p99'))} |" if bg else "") + "\n")
         # the paper's view: one metric, conditions down, schemes across
@@ -774,13 +835,18 @@ def main():
         with open(os.path.join(top, "bulk.md"), "w") as f:
             f.write("Bulk transfers (iperf3 through mptcpize, H4 to H1): Mbit/s with a 95% "
                     "Student t interval over the replications; CPU = the guest's CPU seconds "
-                    "per GB received, and relative to MPTCP in the same replication; copy = "
+                    "per GB received (user = its host user-mode part: the guest's own "
+                    "instructions, without UML's cost of context switches), and relative to "
+                    "MPTCP in the same replication; vs off = CPU per byte relative to the same "
+                    "scheduler with FUSO off, all and user-mode (95% interval); copy = "
                     "FUSO copy bytes, % of H4's bytes\n\n| condition | scheme | reps | Mbit/s | "
-                    "CPU s/GB | CPU vs MPTCP | copy |\n|---|---|---:|---:|---:|---:|---:|\n")
+                    "CPU s/GB | user s/GB | CPU vs MPTCP | CPU vs off | user CPU vs off | copy |"
+                    "\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
             for r in brows:
                 f.write(f"| {r['cond']} | {r['scheme']} | {r['reps']} | {ci(r, 'mbps', 1)} | "
-                        f"{fmt(r.get('cpu_s_per_gb'))} | {fmt(r.get('cpu_ratio'), 3)} | "
-                        f"{fmt(r.get('copy'), 1)} |\n")
+                        f"{fmt(r.get('cpu_s_per_gb'))} | {fmt(r.get('cpu_user_s_per_gb'))} | "
+                        f"{fmt(r.get('cpu_ratio'), 3)} | {fmt(r.get('cpu_off'), 3)} | "
+                        f"{ci(r, 'cpu_user_off', 3)} | {fmt(r.get('copy'), 1)} |\n")
         print(open(os.path.join(top, "bulk.md")).read())
     if not rows and not brows:
         for p in problems:

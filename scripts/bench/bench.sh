@@ -23,7 +23,9 @@
 #                with a 16-segment window on every MPTCP subflow (not in
 #                the paper); bulk: an unmodified iperf3 made MPTCP with
 #                mptcpize over two lossy paths, throughput and CPU per
-#                byte with FUSO off and on; effect: the CI's effect check
+#                byte with FUSO off and on; cost: FUSO's CPU cost, bulk and
+#                Fig 4a at 0 and 1-2 % loss, each FUSO scheme against its
+#                scheduler with FUSO off; effect: the CI's effect check
 #                condition alone (calibrate it with --reps 20)
 #   --flows N    queries per scheme and replication for Figs 4a, 4c, 7,
 #                bursty, dm, diag (default 1000, --full 3000); Fig 5 runs
@@ -88,8 +90,8 @@ done
 [ "$jobs_n" -ge 1 ] || die "bench: --jobs must be at least 1"
 [ "$seed" -ge 1 ] || die "bench: --seed must be at least 1"
 for f in $figs; do
-	case "$f" in 2|4a|4c|5|6|7|diag|bursty|dm|bulk|effect) ;;
-	*) die "bench: unknown experiment '$f' (want 2 4a 4c bursty dm bulk 5 6 7 diag effect)" ;;
+	case "$f" in 2|4a|4c|5|6|7|diag|bursty|dm|bulk|effect|cost) ;;
+	*) die "bench: unknown experiment '$f' (want 2 4a 4c bursty dm bulk 5 6 7 diag effect cost)" ;;
 	esac
 done
 
@@ -170,6 +172,14 @@ plan() {
 		# does from what upstream MPTCP's scheduling costs small flows
 		# the CI's effect check alone (calibrate it with --reps 20)
 		effect) echo "4c loss2 loss=2 where=access flows=$flows schemes=mptcp,fuso3" ;;
+		# what FUSO costs in CPU: each scheme against the same scheduler
+		# with FUSO off (analyze.py: cpu_off, cpu_user_off), bulk and
+		# request/response, with and without loss (Documentation/
+		# testing.md, issue 18)
+		cost) echo "bulk cost-loss0 loss=0 where=p12 bulk=5 schemes=mptcp,mptcp-window,fuso3"
+		      echo "bulk cost-loss1 loss=1 where=p12 bulk=5 schemes=mptcp,mptcp-window,fuso3"
+		      echo "4a cost-loss0 loss=0 where=p1 flows=$flows schemes=mptcp,mptcp-window,fuso3-paper,fuso3"
+		      echo "4a cost-loss2 loss=2 where=p1 flows=$flows schemes=mptcp,mptcp-window,fuso3-paper,fuso3" ;;
 		diag) [ -n "$full" ] || [ -n "$figs" ] || continue
 		   for l in 1 2; do
 			echo "diag iw16-loss$l loss=$l where=p1 iwsub=16 flows=$flows schemes=mptcp,fuso1,fuso3"
@@ -223,8 +233,13 @@ log "bench: ${#conds[@]} conditions x $reps replication(s) = ${#jobs_l[@]} runs 
 # reads the cgroup's CPU time when the guest marks the start and the end
 # of a scheme's measured phase (guest.sh: SCHEME/cpu.begin, cpu.end).
 # Under time-travel the guest's work, kernel and applications, is all host
-# CPU time.  Without a writable cgroup there is no cpu.txt (and no CPU
-# column).
+# CPU time.  cpu_s is all of it; cpu_user_s its host user-mode part, the
+# instructions of the guest's kernel and applications.  The rest, host
+# system time, is UML's machinery (ptrace, signals, page tables) for the
+# guest's context switches and system calls, which costs tens of times
+# what it does on hardware: cpu_s weighs wake-ups far more than a real
+# machine would, cpu_user_s leaves them out.  Without a writable cgroup
+# there is no cpu.txt (and no CPU column).
 CG=/sys/fs/cgroup/cpuacct
 cg_ok=
 if [ -w "$CG" ] && mkdir "$CG/fuso-bench-probe-$$" 2>/dev/null; then
@@ -236,20 +251,21 @@ fi
 
 # cpu_watch DIR CGROUP PARENT: until PARENT is gone (run_job kills it when
 # the guest exits), turn the guest's markers into DIR/SCHEME/cpu.txt
-# ("cpu_s SECONDS" of the measured phase)
+# ("cpu_s SECONDS" and "cpu_user_s SECONDS" of the measured phase)
 cpu_watch() {
 	local d=$1 cg=$2 parent=$3 f u fd
 	exec {fd}<> <(:)
 	while kill -0 "$parent" 2>/dev/null; do
 		for f in "$d"/*/cpu.begin "$d"/*/cpu.end; do
 			[ -e "$f" ] && [ ! -e "$f.ns" ] || continue
-			u=$(cat "$cg/cpuacct.usage")
+			u="$(cat "$cg/cpuacct.usage") $(cat "$cg/cpuacct.usage_user")"
 			echo "$u" >"$f.ns"
 		done
 		for f in "$d"/*/cpu.end.ns; do
 			[ -e "$f" ] && [ ! -e "${f%/cpu.end.ns}/cpu.txt" ] || continue
-			awk -v a="$(cat "${f%/cpu.end.ns}/cpu.begin.ns")" -v b="$(cat "$f")" \
-				'BEGIN { printf "cpu_s %.3f\n", (b - a) / 1e9 }' >"${f%/cpu.end.ns}/cpu.txt"
+			echo "$(cat "${f%/cpu.end.ns}/cpu.begin.ns") $(cat "$f")" |
+				awk '{ printf "cpu_s %.3f\ncpu_user_s %.3f\n", ($3 - $1) / 1e9, ($4 - $2) / 1e9 }' \
+				>"${f%/cpu.end.ns}/cpu.txt"
 		done
 		read -rt 0.02 -u "$fd" _ || :
 	done

@@ -555,6 +555,62 @@ class AnalyzeTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("figbulk/loss1/s2/fuso3: no bulk transfer result", r.stderr)
 
+    def test_cpu_off(self):
+        # FUSO's own CPU cost: fuso3 against mptcp-window, paired on the
+        # seed; (bytes, cpu_s, cpu_user_s) per (scheme, rep)
+        RUNS = {("mptcp-window", 1): (500e6, 20.0, 5.0), ("fuso3", 1): (500e6, 30.0, 5.5),
+                ("mptcp-window", 2): (400e6, 10.0, 4.0), ("fuso3", 2): (500e6, 10.0, 5.0),
+                ("mptcp-window", 3): (500e6, 10.0, 5.0), ("fuso3", 3): (500e6, 10.0, 5.0)}
+
+        def tree(top):
+            kv = dict(schemes="mptcp-window,fuso3", loss=0, where="p12", lossmodel="random",
+                      nsub=4, iwsub=4, flows=300, qload=10, dist="websearch", bgload=0,
+                      fanout=0, size="", bulk=5)
+            for rep in (1, 2, 3):
+                rd = os.path.join(top, "figbulk", "loss0", f"s{rep}")
+                write(os.path.join(rd, "condition.txt"), condition(kv, rep))
+                for sch in ("mptcp-window", "fuso3"):
+                    b, cpu, usr = RUNS[(sch, rep)]
+                    d = os.path.join(rd, sch)
+                    write(os.path.join(d, "bulk.txt"), f"bytes {int(b)}\nseconds 5.000000\n")
+                    write(os.path.join(d, "cpu.txt"), f"cpu_s {cpu}\ncpu_user_s {usr}\n")
+                    write(os.path.join(d, "copies.txt"), "copies 0\ncopy_bytes 0\ntrace_lost 0\n")
+                    counters(d, dict(EGRESS, h4=int(b * 1.05)), {})
+        t = Tree(tree)
+        try:
+            r = run(t.top)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rows = {x["scheme"]: x for x in read_csv(t.path("bulk.csv"))}
+            w, f = rows["mptcp-window"], rows["fuso3"]
+            # user CPU per byte against the window scheduler: 1.1, 1.0, 1.0
+            g = (1.1 * 1.0 * 1.0) ** (1 / 3)
+            self.assertAlmostEqual(float(f["cpu_user_off"]), g, places=2)
+            lg = [math.log(1.1), 0.0, 0.0]
+            mu = sum(lg) / 3
+            sd = math.sqrt(sum((x - mu) ** 2 for x in lg) / 2)
+            self.assertAlmostEqual(float(f["cpu_user_off_hi"]),
+                                   math.exp(mu + 4.303 * sd / math.sqrt(3)), places=2)
+            self.assertAlmostEqual(float(f["cpu_user_off_lo"]),
+                                   math.exp(mu - 4.303 * sd / math.sqrt(3)), places=2)
+            # all CPU: 1.5, 0.8, 1.0
+            self.assertAlmostEqual(float(f["cpu_off"]), (1.5 * 0.8 * 1.0) ** (1 / 3), places=2)
+            # user CPU per GB of fuso3: (11 + 10 + 10) / 3
+            self.assertAlmostEqual(float(f["cpu_user_s_per_gb"]), 31 / 3, places=2)
+            self.assertEqual(w["cpu_off"], "")          # no scheme to compare with
+            self.assertEqual(f["cpu_ratio"], "")        # no mptcp
+            self.assertIn("| loss0 | fuso3 | 3 |", open(t.path("bulk.md")).read())
+        finally:
+            t.close()
+
+    def test_off_scheme(self):
+        sys.path.insert(0, HERE)
+        import analyze
+        for sch, off in (("fuso3", "mptcp-window"), ("fuso1", "mptcp-window"),
+                         ("fuso3-paper", "mptcp"), ("fuso3-r15-window", "mptcp-window"),
+                         ("fuso3-r0-default", "mptcp"), ("mptcp", None), ("tcp", None),
+                         ("repflow", None)):
+            self.assertEqual(analyze.off_scheme(sch), off, sch)
+
 
 if __name__ == "__main__":
     unittest.main()
