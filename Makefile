@@ -1,6 +1,7 @@
 # FUSO for Linux MPTCP: the one entry point.
 #
-#   make            install what is missing, build everything, run the benchmark
+#   make            install what is missing, build everything, then show FUSO at
+#                   work: the quickstart, FUSO off and on side by side (2 min)
 #   make test       the whole test suite (CI runs this)
 #   make help       every target
 #
@@ -11,9 +12,10 @@ SHELL := /bin/bash
 S := scripts
 
 .PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug selftests \
-	demo test test-full test-debug kunit series export check vm-help clean distclean bench
+	demo quickstart test test-full test-debug kunit series export check vm-help clean \
+	distclean bench
 
-all: deps build bench
+all: deps build quickstart
 
 help:
 	@sed -n 's/^##//p' $(MAKEFILE_LIST)
@@ -48,6 +50,13 @@ kernel-debug: deps
 ## selftests     build and install the net/mptcp kselftests (with fuso.sh)
 selftests: kernel-qemu
 	$(S)/build.sh selftests
+
+## quickstart    FUSO at work in the UML kernel: two paths, 2 % loss on one, the same
+##               queries with FUSO off and on side by side, its counters, the
+##               tracepoint, iperf3 through mptcpize (scripts/quickstart.sh, which
+##               also runs as root on your own FUSO kernel)
+quickstart: kernel-uml
+	$(S)/quickstart-vm.sh
 
 ## demo          fuso.sh, verbose: two paths, loss on one, FUSO off and on
 demo:

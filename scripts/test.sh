@@ -210,6 +210,7 @@ run() {
 			exit 1
 		;;
 	vm) step vm-uml vm_selftest uml; step vm-qemu vm_selftest qemu ;;
+	quickstart) step quickstart-uml "$TOP/scripts/quickstart-vm.sh" ;;
 	kunit) step kunit-uml kunit uml; step kunit-qemu kunit qemu ;;
 	# fuso.sh in full on UML (exact virtual time).  On QEMU (the x86
 	# kernel, emulated: slow) the suite runs it on the debug kernel (step
@@ -294,14 +295,14 @@ full=
 case "${1:-}" in
 --full)
 	full=1
-	steps=(deps scripts build vm kunit fuso faults debug bench upstream series w1)
+	steps=(deps scripts build vm quickstart kunit fuso faults debug bench upstream series w1)
 	;;
 --debug)
 	full=1
 	steps=(deps build debug)
 	;;
 --*) die "test.sh: unknown option '$1'" ;;
-"") steps=(deps scripts build vm kunit fuso faults debug bench series w1) ;;
+"") steps=(deps scripts build vm quickstart kunit fuso faults debug bench series w1) ;;
 esac
 for s in "${steps[@]}"; do
 	run "$s"
