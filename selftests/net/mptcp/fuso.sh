@@ -365,8 +365,7 @@ rr_server_start()
 
 rr_server_stop()
 {
-	kill "${spid}" 2>/dev/null
-	wait "${spid}" 2>/dev/null
+	mptcp_lib_kill_wait "${spid}"
 }
 
 # Short request/response exchanges, as in the paper's workloads.
@@ -413,19 +412,12 @@ test_copy_once()
 	local addr_opt caddr spid
 
 	mptcp_lib_print_title "${name}"
-	t=$(tracefs)
-	if [ -z "${t}" ]; then
-		mptcp_lib_pr_fail "no tracefs or no mptcp_fuso_recovery event"
-		result "${name}" 1
-		return
-	fi
 	path2_loss ""
 	rtx0=$(mptcp_lib_get_counter "${ns2}" TcpRetransSegs)
-	ev="${t}/events/mptcp/mptcp_fuso_recovery/enable"
-	echo 0 > "${t}/tracing_on"
-	echo > "${t}/trace"
-	echo 1 > "${ev}"
-	echo 1 > "${t}/tracing_on"
+	if ! trace_begin "${name}"; then
+		path2_loss "${loss}"
+		return
+	fi
 
 	rr_addr "${family}"
 	port=$((port + 1))
@@ -438,8 +430,7 @@ test_copy_once()
 	fi
 	rr_server_stop
 
-	echo 0 > "${t}/tracing_on"
-	echo 0 > "${ev}"
+	trace_stop
 	rtx=$(($(mptcp_lib_get_counter "${ns2}" TcpRetransSegs) - rtx0))
 	all=$(grep -c 'mptcp_fuso_recovery:' "${t}/trace")
 	twice=$(grep -o 'msk=[^ ]* .* dsn=[0-9]*' "${t}/trace" |
@@ -927,6 +918,34 @@ tracefs()
 	[ -d "${d}/events/mptcp/mptcp_fuso_recovery" ] && echo "${d}"
 }
 
+# $1: the case's name.  Start tracing mptcp:mptcp_fuso_recovery into an
+# empty buffer; sets t (tracefs) and ev (the event's enable file).  Without
+# tracefs or the event, the case is skipped (a failure with
+# SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1) and this returns 1.
+trace_begin()
+{
+	t=$(tracefs)
+	if [ -z "${t}" ]; then
+		mptcp_lib_pr_skip "no tracefs or no mptcp_fuso_recovery event"
+		mptcp_lib_result_skip "${1}"
+		mptcp_lib_fail_if_expected_feature \
+			"tracefs with the mptcp_fuso_recovery event"
+		return 1
+	fi
+	ev="${t}/events/mptcp/mptcp_fuso_recovery/enable"
+	echo 0 > "${t}/tracing_on"
+	echo > "${t}/trace"
+	echo 1 > "${ev}"
+	echo 1 > "${t}/tracing_on"
+}
+
+# Stop tracing; the buffer stays for reading.
+trace_stop()
+{
+	echo 0 > "${t}/tracing_on"
+	echo 0 > "${ev}"
+}
+
 # One mptcp:mptcp_fuso_recovery event per copy, with sane fields.
 test_tracepoint()
 {
@@ -935,18 +954,8 @@ test_tracepoint()
 	local addr_opt caddr spid
 
 	mptcp_lib_print_title "${name}"
-	t=$(tracefs)
-	if [ -z "${t}" ]; then
-		mptcp_lib_pr_fail "no tracefs or no mptcp_fuso_recovery event"
-		result "${name}" 1
-		return
-	fi
-	ev="${t}/events/mptcp/mptcp_fuso_recovery/enable"
-	echo 0 > "${t}/tracing_on"
-	echo > "${t}/trace"
-	echo 1 > "${ev}"
 	before=$(fuso_recoveries)
-	echo 1 > "${t}/tracing_on"
+	trace_begin "${name}" || return
 
 	rr_addr 4
 	port=$((port + 1))
@@ -958,9 +967,8 @@ test_tracepoint()
 
 	# counters that no longer move, then stop tracing
 	after=$(fuso_recoveries)
-	echo 0 > "${t}/tracing_on"
+	trace_stop
 	after2=$(fuso_recoveries)
-	echo 0 > "${ev}"
 	events=$(grep -c 'mptcp_fuso_recovery:' "${t}/trace")
 	local fields=' worst=.* best=.* dsn=[0-9]* len=[1-9][0-9]*'
 	fields+=' cost_worst=[0-9]* cost_best=[0-9]*$'
@@ -1103,21 +1111,11 @@ test_clean_path()
 		name+=" go back onto it (the paper)"
 	fi
 	mptcp_lib_print_title "${name}"
-	t=$(tracefs)
-	if [ -z "${t}" ]; then
-		mptcp_lib_pr_fail "no tracefs or no mptcp_fuso_recovery event"
-		result "${name}" 1
-		return
-	fi
+	trace_begin "${name}" || return
 	set_rules "${rules}"
 	path2_loss ""
 	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms loss 5%
 	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms loss 5%
-	ev="${t}/events/mptcp/mptcp_fuso_recovery/enable"
-	echo 0 > "${t}/tracing_on"
-	echo > "${t}/trace"
-	echo 1 > "${ev}"
-	echo 1 > "${t}/tracing_on"
 
 	rr_addr "${family}"
 	port=$((port + 1))
@@ -1130,8 +1128,7 @@ test_clean_path()
 	fi
 	rr_server_stop
 
-	echo 0 > "${t}/tracing_on"
-	echo 0 > "${ev}"
+	trace_stop
 	all=$(grep -c 'mptcp_fuso_recovery:' "${t}/trace")
 	# "BACK FIRST": copies back onto a subflow with a loss, and where
 	# the first copy of a subflow with a loss went ("back" or "other")
