@@ -217,14 +217,6 @@ static void mptcp_fuso_enable_keys(u8 mode)
 		static_branch_enable(&mptcp_fuso_tx_key);
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
-bool mptcp_fuso_rx_hooked(void)
-{
-	return static_key_enabled(&mptcp_fuso_rx_key);
-}
-EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_rx_hooked);
-#endif
-
 #ifdef CONFIG_SYSCTL
 static int mptcp_fuso_mode_handler(const struct ctl_table *table, int write,
 				   void *buffer, size_t *lenp, loff_t *ppos)

@@ -155,8 +155,6 @@ bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt, u32 *prot_seq,
 			   u32 mss, u32 *off, u32 *len);
 bool mptcp_fuso_rcv_map(u32 ssn, u32 len, u32 map_ssn, u16 map_len,
 			bool data_fin, u64 map_dsn, u64 *dsn);
-/* Whether the receiver's hook in TCP is patched in (mptcp_fuso_rx_key). */
-bool mptcp_fuso_rx_hooked(void);
 
 struct ctl_table;
 /* The per-netns sysctl template, for the KUnit tests. */

@@ -21,7 +21,12 @@ static const struct ctl_table *fuso_sysctl(struct kunit *test, const char *name)
 	return NULL;
 }
 
-/* Write @s to a copy of sysctl @name bound to @val, as a write(2) would. */
+/* Write @s to a copy of sysctl @name bound to @val, as a write(2) would.
+ * net.mptcp.fuso's own handler is proc_dou8vec_minmax() followed by
+ * switching FUSO's hooks on for the whole system, for good: a test must
+ * not do that to the kernel it runs in, so the copy keeps the range check
+ * only.  fuso.sh exercises the real handler.
+ */
 static int fuso_sysctl_write(struct kunit *test, const char *name, u8 *val,
 			     const char *s)
 {
@@ -34,6 +39,7 @@ static int fuso_sysctl_write(struct kunit *test, const char *name, u8 *val,
 	KUNIT_ASSERT_NOT_NULL(test, tmpl);
 	t = *tmpl;
 	t.data = val;
+	t.proc_handler = proc_dou8vec_minmax;
 	len = strscpy(buf, s, sizeof(buf));
 	return t.proc_handler(&t, 1, buf, &len, &pos);
 }
@@ -68,15 +74,7 @@ static void fuso_sysctl_check_range(struct kunit *test, const char *name,
 
 static void mptcp_fuso_test_sysctl_mode(struct kunit *test)
 {
-	u8 val = 0;
-
 	fuso_sysctl_check_range(test, "fuso", MPTCP_FUSO_MODE_MASK);
-
-	/* the receiver bit switches hook R on, for good */
-	KUNIT_EXPECT_EQ(test, 0, fuso_sysctl_write(test, "fuso", &val, "2"));
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_rx_hooked());
-	KUNIT_EXPECT_EQ(test, 0, fuso_sysctl_write(test, "fuso", &val, "0"));
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_rx_hooked());
 }
 
 static void mptcp_fuso_test_sysctl_weights(struct kunit *test)
@@ -384,31 +382,33 @@ static bool fuso_slice(const struct fuso_slice_case *c, u32 *prot, u32 *off,
 				     c->map, c->map_len, c->mss, off, len);
 }
 
+static void fuso_slice_desc(const struct fuso_slice_case *c, char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fuso_slice, fuso_slice_cases, fuso_slice_desc);
+
 static void mptcp_fuso_test_slices(struct kunit *test)
 {
-	const struct fuso_slice_case *c;
-	u32 prot, off, len;
+	const struct fuso_slice_case *c = test->param_value;
+	u32 prot = c->prot, off, len;
 	int i;
 
-	for (c = fuso_slice_cases;
-	     c < fuso_slice_cases + ARRAY_SIZE(fuso_slice_cases); c++) {
-		prot = c->prot;
-		for (i = 0; i < ARRAY_SIZE(c->slices) && c->slices[i][1]; i++) {
-			KUNIT_ASSERT_TRUE_MSG(test, fuso_slice(c, &prot, &off, &len),
-					      "%s: slice %d missing", c->what, i);
-			KUNIT_EXPECT_EQ_MSG(test, c->slices[i][0], off,
-					    "%s: slice %d offset", c->what, i);
-			KUNIT_EXPECT_EQ_MSG(test, c->slices[i][1], len,
-					    "%s: slice %d length", c->what, i);
-		}
-		/* protected at most once: nothing more, however often asked */
-		KUNIT_EXPECT_FALSE_MSG(test, fuso_slice(c, &prot, &off, &len),
-				       "%s: a slice too many", c->what);
-		KUNIT_EXPECT_FALSE_MSG(test, fuso_slice(c, &prot, &off, &len),
-				       "%s: a slice too many", c->what);
-		KUNIT_EXPECT_EQ_MSG(test, c->prot_after, prot,
-				    "%s: watermark", c->what);
+	for (i = 0; i < ARRAY_SIZE(c->slices) && c->slices[i][1]; i++) {
+		KUNIT_ASSERT_TRUE_MSG(test, fuso_slice(c, &prot, &off, &len),
+				      "slice %d missing", i);
+		KUNIT_EXPECT_EQ_MSG(test, c->slices[i][0], off,
+				    "slice %d offset", i);
+		KUNIT_EXPECT_EQ_MSG(test, c->slices[i][1], len,
+				    "slice %d length", i);
 	}
+	/* protected at most once: nothing more, however often asked */
+	KUNIT_EXPECT_FALSE_MSG(test, fuso_slice(c, &prot, &off, &len),
+			       "a slice too many");
+	KUNIT_EXPECT_FALSE_MSG(test, fuso_slice(c, &prot, &off, &len),
+			       "a slice too many");
+	KUNIT_EXPECT_EQ_MSG(test, c->prot_after, prot, "watermark");
 }
 
 /* ---- receiver: where a received skb lies in its DSS mapping */
@@ -448,24 +448,26 @@ static const struct fuso_rcv_map_case fuso_rcv_map_cases[] = {
 	{ "DSN wraps", 200, 100, 100, 1000, false, U64_MAX - 10, true, 89 },
 };
 
+static void fuso_rcv_map_desc(const struct fuso_rcv_map_case *c, char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fuso_rcv_map, fuso_rcv_map_cases, fuso_rcv_map_desc);
+
 static void mptcp_fuso_test_rcv_map(struct kunit *test)
 {
-	const struct fuso_rcv_map_case *c;
-	u64 dsn;
+	const struct fuso_rcv_map_case *c = test->param_value;
+	u64 dsn = 0xdead;
 	bool ok;
 
-	for (c = fuso_rcv_map_cases;
-	     c < fuso_rcv_map_cases + ARRAY_SIZE(fuso_rcv_map_cases); c++) {
-		dsn = 0xdead;
-		ok = mptcp_fuso_rcv_map(c->ssn, c->len, c->map_ssn, c->map_len,
-					c->data_fin, c->map_dsn, &dsn);
-		KUNIT_EXPECT_EQ_MSG(test, c->ok, ok, "%s", c->what);
-		if (c->ok)
-			KUNIT_EXPECT_EQ_MSG(test, c->dsn, dsn, "%s", c->what);
-		else
-			KUNIT_EXPECT_EQ_MSG(test, 0xdeadULL, dsn,
-					    "%s: dsn written", c->what);
-	}
+	ok = mptcp_fuso_rcv_map(c->ssn, c->len, c->map_ssn, c->map_len,
+				c->data_fin, c->map_dsn, &dsn);
+	KUNIT_EXPECT_EQ(test, c->ok, ok);
+	if (c->ok)
+		KUNIT_EXPECT_EQ(test, c->dsn, dsn);
+	else
+		KUNIT_EXPECT_EQ_MSG(test, 0xdeadULL, dsn, "dsn written");
 }
 
 static struct kunit_case mptcp_fuso_cases[] = {
@@ -480,8 +482,8 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_clean_path),
 	KUNIT_CASE(mptcp_fuso_test_evident),
 	KUNIT_CASE(mptcp_fuso_test_room),
-	KUNIT_CASE(mptcp_fuso_test_slices),
-	KUNIT_CASE(mptcp_fuso_test_rcv_map),
+	KUNIT_CASE_PARAM(mptcp_fuso_test_slices, fuso_slice_gen_params),
+	KUNIT_CASE_PARAM(mptcp_fuso_test_rcv_map, fuso_rcv_map_gen_params),
 #ifdef CONFIG_SYSCTL
 	KUNIT_CASE(mptcp_fuso_test_sysctl_mode),
 	KUNIT_CASE(mptcp_fuso_test_sysctl_weights),
