@@ -382,12 +382,7 @@ static bool fuso_slice(const struct fuso_slice_case *c, u32 *prot, u32 *off,
 				     c->map, c->map_len, c->mss, off, len);
 }
 
-static void fuso_slice_desc(const struct fuso_slice_case *c, char *desc)
-{
-	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(fuso_slice, fuso_slice_cases, fuso_slice_desc);
+KUNIT_ARRAY_PARAM_DESC(fuso_slice, fuso_slice_cases, what);
 
 static void mptcp_fuso_test_slices(struct kunit *test)
 {
@@ -448,12 +443,7 @@ static const struct fuso_rcv_map_case fuso_rcv_map_cases[] = {
 	{ "DSN wraps", 200, 100, 100, 1000, false, U64_MAX - 10, true, 89 },
 };
 
-static void fuso_rcv_map_desc(const struct fuso_rcv_map_case *c, char *desc)
-{
-	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(fuso_rcv_map, fuso_rcv_map_cases, fuso_rcv_map_desc);
+KUNIT_ARRAY_PARAM_DESC(fuso_rcv_map, fuso_rcv_map_cases, what);
 
 static void mptcp_fuso_test_rcv_map(struct kunit *test)
 {

@@ -467,6 +467,11 @@ def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
 
 
+def t975(df):
+    """Student t's 0.975 quantile for DF degrees of freedom."""
+    return T975[df] if df < len(T975) else 1.96
+
+
 def geomean_ci(v):
     """Geometric mean of ratios and its 95% Student t interval (on the
     logarithms; no interval below two values)."""
@@ -476,8 +481,7 @@ def geomean_ci(v):
     m = float(lg.mean())
     if len(v) < 2:
         return math.exp(m), None, None
-    half = (T975[len(v) - 1] if len(v) - 1 < len(T975) else 1.96) * \
-        float(lg.std(ddof=1)) / math.sqrt(len(v))
+    half = t975(len(v) - 1) * float(lg.std(ddof=1)) / math.sqrt(len(v))
     return math.exp(m), math.exp(m - half), math.exp(m + half)
 
 
@@ -600,7 +604,7 @@ def bulk_rows(c):
         row = {"fig": c.fig, "cond": c.name, "scheme": sch, "loss": c.cond.get("loss", ""),
                "where": c.cond.get("where", ""), "reps": R, "mbps": float(mbps.mean())}
         if R >= 2:
-            half = (T975[R - 1] if R - 1 < len(T975) else 1.96) * mbps.std(ddof=1) / math.sqrt(R)
+            half = t975(R - 1) * mbps.std(ddof=1) / math.sqrt(R)
             row["mbps_lo"], row["mbps_hi"] = float(mbps.mean() - half), float(mbps.mean() + half)
         cpu = [(s, r.cpu / r.bulk["bytes"]) for s, r in ok if r.cpu]
         if cpu:
@@ -643,14 +647,11 @@ def pair_rows(c):
                 wins += int(pct(fa, .99) < pct(fb, .99))
             if not r99:
                 continue
-            R = len(r99)
-            r = {"fig": c.fig, "cond": c.name, "sizes": sizes, "other": other, "reps": R,
-                 "ratio": geomean(r99), "wins": wins, "mean_ratio": geomean(rmean)}
-            if R >= 2:
-                lg = np.log(r99)
-                half = (T975[R - 1] if R - 1 < len(T975) else 1.96) * lg.std(ddof=1) / math.sqrt(R)
-                r["ratio_lo"] = math.exp(lg.mean() - half)
-                r["ratio_hi"] = math.exp(lg.mean() + half)
+            r = {"fig": c.fig, "cond": c.name, "sizes": sizes, "other": other,
+                 "reps": len(r99), "wins": wins, "mean_ratio": geomean(rmean)}
+            r["ratio"], r_lo, r_hi = geomean_ci(r99)
+            if r_lo is not None:
+                r["ratio_lo"], r["ratio_hi"] = r_lo, r_hi
             rows.append(r)
     return rows
 

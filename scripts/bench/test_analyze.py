@@ -117,6 +117,16 @@ def scheme_files(d, sch, copies, cpu):
     return rec
 
 
+def bulk_files(d, nbytes, cpu, copy_bytes):
+    """One scheme's bulk transfer in D: NBYTES in 5 s, cpu.txt's text CPU,
+    COPY_BYTES of FUSO copies, H4's egress 5 % above the payload."""
+    write(os.path.join(d, "bulk.txt"), f"bytes {int(nbytes)}\nseconds 5.000000\n")
+    write(os.path.join(d, "cpu.txt"), cpu)
+    write(os.path.join(d, "copies.txt"),
+          f"copies {int(copy_bytes / 1400)}\ncopy_bytes {int(copy_bytes)}\ntrace_lost 0\n")
+    counters(d, dict(EGRESS, h4=int(nbytes * 1.05)), {})
+
+
 def make_tree(top):
     """The fixture tree (see the module docstring)."""
     hdr = "id,size,start_us,fct_us,fanout,lports,rto_c\n"
@@ -516,12 +526,7 @@ class AnalyzeTest(unittest.TestCase):
                 write(os.path.join(rd, "condition.txt"), condition(kv, rep))
                 for sch in ("mptcp", "fuso3"):
                     b, cpu, cb = BULK[(sch, rep)]
-                    d = os.path.join(rd, sch)
-                    write(os.path.join(d, "bulk.txt"), f"bytes {int(b)}\nseconds 5.000000\n")
-                    write(os.path.join(d, "cpu.txt"), f"cpu_s {cpu}\n")
-                    write(os.path.join(d, "copies.txt"),
-                          f"copies {int(cb / 1400)}\ncopy_bytes {int(cb)}\ntrace_lost 0\n")
-                    counters(d, dict(EGRESS, h4=int(b * 1.05)), {})
+                    bulk_files(os.path.join(rd, sch), b, f"cpu_s {cpu}\n", cb)
         t = Tree(bulk)
         try:
             r = run(t.top)
@@ -571,11 +576,7 @@ class AnalyzeTest(unittest.TestCase):
                 write(os.path.join(rd, "condition.txt"), condition(kv, rep))
                 for sch in ("mptcp-window", "fuso3"):
                     b, cpu, usr = RUNS[(sch, rep)]
-                    d = os.path.join(rd, sch)
-                    write(os.path.join(d, "bulk.txt"), f"bytes {int(b)}\nseconds 5.000000\n")
-                    write(os.path.join(d, "cpu.txt"), f"cpu_s {cpu}\ncpu_user_s {usr}\n")
-                    write(os.path.join(d, "copies.txt"), "copies 0\ncopy_bytes 0\ntrace_lost 0\n")
-                    counters(d, dict(EGRESS, h4=int(b * 1.05)), {})
+                    bulk_files(os.path.join(rd, sch), b, f"cpu_s {cpu}\ncpu_user_s {usr}\n", 0)
         t = Tree(tree)
         try:
             r = run(t.top)

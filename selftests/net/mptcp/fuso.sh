@@ -369,6 +369,25 @@ rr_server_stop()
 	mptcp_lib_kill_wait "${spid}"
 }
 
+# $1: the output of a fuso_rr.py client run with --wait-file; $2: the
+# server's MPTcpExtMPJoinAckRx before it started.  Wait (up to 10 s) until
+# the client finished its warm-up exchange and the second subflow joined.
+rr_wait_joined()
+{
+	local i
+
+	for i in $(seq 100); do
+		if grep -q '^ready' "${1}" &&
+		   [ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
+		     -gt "${2}" ]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	mptcp_lib_pr_fail "warm-up did not finish with 2 subflows"
+	return 1
+}
+
 # Short request/response exchanges, as in the paper's workloads.
 # $1: mode; $2: family; $3: "persistent" or "new" connections
 test_rr()
@@ -535,18 +554,7 @@ test_tail_loss()
 	cpid=$!
 
 	# after the warm-up, with the second subflow up: arm the drop
-	for i in $(seq 100); do
-		if grep -q '^ready' "${out}" &&
-		   [ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
-		     -gt "${joined_before}" ]; then
-			break
-		fi
-		sleep 0.1
-	done
-	if [ "${i}" = 100 ]; then
-		mptcp_lib_pr_fail "warm-up did not finish with 2 subflows"
-		rc=1
-	fi
+	rr_wait_joined "${out}" "${joined_before}" || rc=1
 	tail_drop_rule "${family}" -A "${port}"
 	touch "${go}"
 
@@ -1114,7 +1122,7 @@ test_clean_path()
 	local rules=${2}
 	local name="IPv${family} fuso_rules=${rules}: copies of a lossy subflow"
 	local t ev rc=0 back all first
-	local addr_opt caddr spid cpid joined_before i
+	local addr_opt caddr spid cpid joined_before
 	local out="${tmpdir}/clean.out" go="${tmpdir}/go"
 
 	if [ $((rules & 4)) = 4 ]; then
@@ -1142,18 +1150,7 @@ test_clean_path()
 	# Only what follows the join counts: before it, the lossy subflow is
 	# the only one, and a copy can only go back onto it.  After the
 	# warm-up exchange, wait for the second subflow, empty the trace.
-	for i in $(seq 100); do
-		if grep -q '^ready' "${out}" &&
-		   [ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
-		     -gt "${joined_before}" ]; then
-			break
-		fi
-		sleep 0.1
-	done
-	if [ "${i}" = 100 ]; then
-		mptcp_lib_pr_fail "warm-up did not finish with 2 subflows"
-		rc=1
-	fi
+	rr_wait_joined "${out}" "${joined_before}" || rc=1
 	echo > "${t}/trace"
 	touch "${go}"
 	if ! wait ${cpid}; then
