@@ -453,7 +453,7 @@ test_copy_once()
 	trace_stop
 	rtx=$(($(mptcp_lib_get_counter "${ns2}" TcpRetransSegs) - rtx0))
 	all=$(grep -c 'mptcp_fuso_recovery:' "${t}/trace")
-	twice=$(grep -o 'msk=[^ ]* .* dsn=[0-9]*' "${t}/trace" |
+	twice=$(grep -o 'sock_cookie=[^ ]* .* dsn=[0-9]*' "${t}/trace" |
 		awk '{ print $1, $NF }' | sort | uniq -d | wc -l)
 	echo > "${t}/trace"
 	path2_loss "${loss}"
@@ -989,7 +989,10 @@ test_tracepoint()
 	trace_stop
 	after2=$(fuso_recoveries)
 	events=$(grep -c 'mptcp_fuso_recovery:' "${t}/trace")
-	local fields=' worst=.* best=.* dsn=[0-9]* len=[1-9][0-9]*'
+	# the connection: a cookie (never 0) and its two ends' addresses
+	local fields=' sock_cookie=[0-9a-f]*[1-9a-f][0-9a-f]*'
+	fields+=' src=10\.0\.1\.[12]:[1-9][0-9]* dest=10\.0\.1\.[12]:[1-9][0-9]*'
+	fields+=' worst=.* best=.* dsn=[0-9]* len=[1-9][0-9]*'
 	fields+=' cost_worst=[0-9]* cost_best=[0-9]*$'
 	bad=$(grep 'mptcp_fuso_recovery:' "${t}/trace" | grep -vc "${fields}")
 	if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
