@@ -13,7 +13,7 @@ S := scripts
 
 .PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug selftests \
 	demo quickstart test test-full test-debug kunit series export check vm-help clean \
-	distclean bench
+	distclean bench deb
 
 all: deps build quickstart
 
@@ -57,6 +57,13 @@ selftests: kernel-qemu
 ##               also runs as root on your own FUSO kernel)
 quickstart: kernel-uml
 	$(S)/quickstart-vm.sh
+
+## deb           installable Debian packages of a FUSO kernel in build/deb/ (Kbuild's
+##               bindeb-pkg): CONFIG=FILE (default the running kernel's /boot/config-*)
+##               plus CONFIG_MPTCP_FUSO=y; OUT=DIR, LOCALVERSION=-fuso
+deb: deps
+	$(S)/deb.sh $(if $(CONFIG),--config $(CONFIG)) $(if $(OUT),--out $(OUT)) \
+		$(if $(LOCALVERSION),--localversion $(LOCALVERSION))
 
 ## demo          fuso.sh, verbose: two paths, loss on one, FUSO off and on
 demo:

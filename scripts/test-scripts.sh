@@ -127,6 +127,24 @@ if command -v ccache >/dev/null; then
 	check "... written nowhere" test ! -s "$T/ccache/ccache.conf"
 fi
 
+# --- make deb: bad input refused before anything is built ---
+expect "deb --config without a value" 1 'deb.sh: --config needs a value' \
+	"$TOP/scripts/deb.sh" --config
+expect "deb: a missing config, and how to pass one" 1 \
+	"no kernel config at '$T/nope'.*make deb CONFIG=FILE" \
+	"$TOP/scripts/deb.sh" --config "$T/nope"
+printf 'not a config\n' >"$T/notcfg"
+expect "deb: a file that is not a kernel config" 1 'is not a kernel config' \
+	"$TOP/scripts/deb.sh" --config "$T/notcfg"
+printf 'CONFIG_NET=y\nCONFIG_INET=y\n' >"$T/cfg"
+expect "deb: a bad --localversion" 1 "--localversion 'a b'" \
+	"$TOP/scripts/deb.sh" --config "$T/cfg" --localversion 'a b'
+mkdir -p "$T/debout" && echo keep >"$T/debout/mine"
+expect "deb --out: a non-empty directory it did not make" 1 'refusing to write packages there' \
+	"$TOP/scripts/deb.sh" --config "$T/cfg" --out "$T/debout"
+check "... left as it was" test "$(ls -A "$T/debout")" = mine
+check "... and nothing built" test ! -e "$BUILD/src/.obj-deb"
+
 # --- the accidental upstream copy stays gone ---
 check "no upstream tree copied into the repository" test ! -e "$TOP/linux-source-6.12"
 

@@ -81,7 +81,13 @@ kselftest() {
 	(cd "$KST" && "$TOP/scripts/vm" "${vmt[@]}" ${VM_OPTS:-} --log "$out" -- \
 		env SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 "$@" \
 		./run_kselftest.sh -t "net/mptcp:$name") >/dev/null
-	"$TOP/scripts/ktap-check.py" kselftest "$out" "$name"
+	"$TOP/scripts/ktap-check.py" kselftest "$out" "$name" && return 0
+	# why, from the guest's own output (the step's log is all a CI
+	# reader gets)
+	echo "failure lines of $out:"
+	grep -E -A6 '\[FAIL\]|FAIL:|no progress|still running|exit code|report' "$out" |
+		grep -v '^\[' | head -n 60
+	return 1
 }
 
 # The fault suite's cases that CI runs on the debug kernel (make test-debug
@@ -199,6 +205,24 @@ nofuso_check() {
 		echo "FUSO=n: no FUSO sysctls or counters; fuso.sh skips (4), or fails (1) when all features are expected"')
 }
 
+# make deb as a user runs it, on a small config: the QEMU test kernel's
+# with CONFIG_MPTCP_FUSO off (deb.sh must turn it on).  The package must
+# hold a kernel with FUSO that boots and passes the quickstart.
+deb_selftest() {
+	local cfg=$LOGS/deb-small.config out=$BUILD/deb-ci root img
+	sed 's/^CONFIG_MPTCP_FUSO=y$/# CONFIG_MPTCP_FUSO is not set/' \
+		"$(obj_dir "$SRC" qemu)/.config" >"$cfg"
+	grep -q '^# CONFIG_MPTCP_FUSO is not set' "$cfg" || { echo "no FUSO option in the qemu config"; return 1; }
+	"$TOP/scripts/deb.sh" --config "$cfg" --out "$out" || return 1
+	root=$out/root
+	rm -rf "$root"
+	dpkg-deb -x "$out"/linux-image-*.deb "$root" || return 1
+	grep -q '^CONFIG_MPTCP_FUSO=y' "$root"/boot/config-* || { echo "the packaged config has no CONFIG_MPTCP_FUSO=y"; return 1; }
+	img=$(echo "$root"/boot/vmlinuz-*)
+	[ -f "$img" ] || { echo "no boot/vmlinuz-* in the linux-image package"; return 1; }
+	"$TOP/scripts/quickstart-vm.sh" --kernel "$img" --queries 100
+}
+
 run() {
 	case "$1" in
 	deps) step deps "$TOP/scripts/deps.sh" || exit 1 ;;
@@ -211,6 +235,7 @@ run() {
 		;;
 	vm) step vm-uml vm_selftest uml; step vm-qemu vm_selftest qemu ;;
 	quickstart) step quickstart-uml "$TOP/scripts/quickstart-vm.sh" ;;
+	deb) step deb-small deb_selftest ;;
 	kunit) step kunit-uml kunit uml; step kunit-qemu kunit qemu ;;
 	# fuso.sh in full on UML (exact virtual time).  On QEMU (the x86
 	# kernel, emulated: slow) the suite runs it on the debug kernel (step
@@ -295,20 +320,29 @@ full=
 case "${1:-}" in
 --full)
 	full=1
-	steps=(deps scripts build vm quickstart kunit fuso faults debug bench upstream series w1)
+	steps=(deps scripts build vm quickstart deb kunit fuso faults debug bench upstream series w1)
 	;;
 --debug)
 	full=1
 	steps=(deps build debug)
 	;;
 --*) die "test.sh: unknown option '$1'" ;;
-"") steps=(deps scripts build vm quickstart kunit fuso faults debug bench series w1) ;;
+"") steps=(deps scripts build vm quickstart deb kunit fuso faults debug bench series w1) ;;
 esac
 for s in "${steps[@]}"; do
 	run "$s"
 done
 
 log "suite took $(($(date +%s) - t_start)) s; logs in $LOGS"
-[ $failed = 0 ] || log "failed: ${failures[*]}"
+if [ $failed != 0 ]; then
+	log "failed: ${failures[*]}"
+	# Again at the end, where a reader of a truncated CI log looks: the
+	# lines that say why each step failed.
+	for s in "${failures[@]}"; do
+		log "why $s failed ($LOGS/$s.log):"
+		grep -E 'not ok|FAIL|\[FAIL\]|fail|error|Error|BUG|WARNING' "$LOGS/$s.log" |
+			grep -v '^ok ' | head -n 25 | sed 's/^/   | /' >&2
+	done
+fi
 echo "suite: $passed passed, $failed failed"
 [ $failed = 0 ]
