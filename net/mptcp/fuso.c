@@ -713,6 +713,49 @@ static bool mptcp_fuso_congested(struct mptcp_subflow_context *subflow,
 	       (READ_ONCE(tp->srtt_us) >> 3);
 }
 
+/**
+ * mptcp_fuso_snd_cwnd - the congestion window @ssk will send new data with
+ * @ssk: a subflow; its lock need not be held (the answer is then a
+ *	heuristic, and a caller under the lock gets the exact one)
+ *
+ * TCP restarts the window of a subflow idle for more than an RTO when the
+ * first new skb is queued (tcp_slow_start_after_idle_check()), to at most
+ * its initial window.  Before that, tcp_snd_cwnd() still holds the window
+ * from before the idle time: scheduling new data or copies against it
+ * would give one subflow, say, a whole response that it then sends over
+ * several round trips while the other subflows' windows stay unused.
+ * This returns the restart's lower bound, min(cwnd, initial window), for
+ * such a subflow, and tcp_snd_cwnd() otherwise.
+ */
+u32 mptcp_fuso_snd_cwnd(const struct sock *ssk)
+{
+	const struct inet_connection_sock *icsk = inet_csk(ssk);
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	u32 cwnd, init;
+	s32 idle;
+
+	/* racy without the subflow lock: a heuristic there, as above */
+	cwnd = data_race(tcp_snd_cwnd(tp));
+	if (!READ_ONCE(sock_net(ssk)->ipv4.sysctl_tcp_slow_start_after_idle))
+		return cwnd;
+	/* racy, as above */
+	if (data_race(tp->packets_out))
+		return cwnd;
+	/* racy, as above; the ops themselves live as long as the socket */
+	if (data_race(icsk->icsk_ca_ops)->cong_control)
+		return cwnd;
+	/* racy, as above */
+	idle = tcp_jiffies32 - data_race(tp->lsndtime);
+	/* racy, as above */
+	if (idle <= (s32)data_race(icsk->icsk_rto))
+		return cwnd;
+	rcu_read_lock();
+	init = tcp_init_cwnd(tp, __sk_dst_get(ssk));
+	rcu_read_unlock();
+	return min(cwnd, init);
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_snd_cwnd);
+
 /* Can @ssk take a copy now?  Lockless, a heuristic for choosing the best
  * subflow: mptcp_fuso_best_ok_locked() decides.  *@quota gets the free
  * congestion window in segments.
@@ -749,8 +792,7 @@ static bool mptcp_fuso_best_may(struct mptcp_subflow_context *subflow,
 
 	/* racy, as above */
 	in_flight = data_race(tcp_packets_in_flight(tp));
-	/* racy, as above */
-	cwnd = data_race(tcp_snd_cwnd(tp));
+	cwnd = mptcp_fuso_snd_cwnd(ssk);
 	if (in_flight >= cwnd)
 		return false;
 	*quota = cwnd - in_flight;

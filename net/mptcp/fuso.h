@@ -92,6 +92,7 @@ u8 mptcp_fuso_alpha(const struct net *net);
 u8 mptcp_fuso_beta(const struct net *net);
 u8 mptcp_fuso_rules(const struct net *net);
 
+u32 mptcp_fuso_snd_cwnd(const struct sock *ssk);
 void mptcp_fuso_init_sock(struct sock *sk);
 void mptcp_fuso_clone(struct sock *nsk, const struct sock *listener);
 int mptcp_fuso_set_mode(struct mptcp_sock *msk, int mode);

@@ -344,6 +344,54 @@ static void mptcp_fuso_test_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_fuso_room(U32_MAX, 0, 65535, 65535));
 }
 
+static void fuso_test_cong_control(struct sock *sk, u32 ack, int flag,
+				   const struct rate_sample *rs)
+{
+}
+
+/* The window new data goes out with: an idle subflow's, as TCP restarts it */
+static void mptcp_fuso_test_snd_cwnd(struct kunit *test)
+{
+	static const struct tcp_congestion_ops plain = {};
+	static const struct tcp_congestion_ops own = {
+		.cong_control = fuso_test_cong_control,
+	};
+	struct inet_connection_sock *icsk;
+	struct tcp_sock *tp;
+	struct sock *sk;
+
+	if (!READ_ONCE(init_net.ipv4.sysctl_tcp_slow_start_after_idle))
+		kunit_skip(test, "net.ipv4.tcp_slow_start_after_idle is 0");
+	tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, tp);
+	sk = (struct sock *)tp;
+	icsk = inet_csk(sk);
+	sock_net_set(sk, &init_net);
+	icsk->icsk_ca_ops = &plain;
+	icsk->icsk_rto = 200;
+	tp->snd_cwnd_clamp = ~0U;
+	tcp_snd_cwnd_set(tp, 40);
+
+	/* idle for longer than an RTO, no route: TCP's initial window */
+	tp->lsndtime = tcp_jiffies32 - 1000;
+	KUNIT_EXPECT_EQ(test, TCP_INIT_CWND, mptcp_fuso_snd_cwnd(sk));
+	/* a window below it stays as it is */
+	tcp_snd_cwnd_set(tp, 3);
+	KUNIT_EXPECT_EQ(test, 3U, mptcp_fuso_snd_cwnd(sk));
+	tcp_snd_cwnd_set(tp, 40);
+	/* idle for an RTO or less: no restart */
+	tp->lsndtime = tcp_jiffies32 - 200;
+	KUNIT_EXPECT_EQ(test, 40U, mptcp_fuso_snd_cwnd(sk));
+	/* data in flight: not idle */
+	tp->lsndtime = tcp_jiffies32 - 1000;
+	tp->packets_out = 2;
+	KUNIT_EXPECT_EQ(test, 40U, mptcp_fuso_snd_cwnd(sk));
+	tp->packets_out = 0;
+	/* a congestion control of its own (BBR): TCP does not restart */
+	icsk->icsk_ca_ops = &own;
+	KUNIT_EXPECT_EQ(test, 40U, mptcp_fuso_snd_cwnd(sk));
+}
+
 /* ---- the protection watermark */
 
 #define WRAP	(U32_MAX - 999)	/* an skb that straddles 2^32 */
@@ -472,6 +520,7 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_clean_path),
 	KUNIT_CASE(mptcp_fuso_test_evident),
 	KUNIT_CASE(mptcp_fuso_test_room),
+	KUNIT_CASE(mptcp_fuso_test_snd_cwnd),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_slices, fuso_slice_gen_params),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_rcv_map, fuso_rcv_map_gen_params),
 #ifdef CONFIG_SYSCTL

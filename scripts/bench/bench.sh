@@ -215,6 +215,11 @@ flock -n "$lockfd" || die "bench: another benchmark run is still writing to $out
 find "$out" -mindepth 1 -maxdepth 1 ! -name .fuso-bench -exec rm -rf {} +
 out=$(cd "$out" && pwd)
 case "$out" in *[[:space:]]*) die "bench: --out must not contain white space ($out)" ;; esac
+# Every VM boots this run's own copy of the kernel: a rebuild during a
+# long run would otherwise give its later conditions another kernel
+# (and the copy records what was measured).
+cp "$uml" "$out/linux" || die "bench: cannot copy the kernel into $out"
+uml=$out/linux
 
 mapfile -t conds < <(plan)
 jobs_l=() total_w=0
@@ -285,7 +290,7 @@ run_job() {
 	# shellcheck disable=SC2086
 	(
 		[ -z "$cg" ] || echo "$BASHPID" >"$cg/cgroup.procs"
-		exec "$TOP/scripts/vm" --uml --mem 3G --timeout 5400 --outdir "$d" \
+		exec "$TOP/scripts/vm" --uml --kernel "$uml" --mem 3G --timeout 5400 --outdir "$d" \
 			--append "uml_rng_seed=$s time-travel-start=1700000000000000000" -- \
 			"$TOP/scripts/bench/guest.sh" "$d" tg="$TG" seed="$s" $args
 	) >"$d/vm.log" 2>&1

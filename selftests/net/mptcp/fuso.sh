@@ -1111,6 +1111,72 @@ test_sched_window()
 	set_sched default
 }
 
+# The window scheduler on an idle connection: each 10000-byte response
+# (8 segments) finds path 2, the faster one (1 ms each way against 2 ms),
+# restarted after the idle time to its initial window of 4 segments, and
+# path 1 with room.  Half the response must leave on path 1 in the same
+# flight.  Two bugs kept it all on path 2, an RTT later: the room of an
+# idle subflow counted from its window before TCP restarts it, and the
+# bytes that the DSS option takes from each full segment (counted with
+# mss_cache) taken for room, which made the full path 2 the choice again
+# for a push that could send nothing.  Counted from what the server sends
+# on path 1 after the join; fuso=0, as FUSO's copies would go there too.
+# $1: family
+test_sched_window_spread()
+{
+	local family=${1}
+	local name="IPv${family} scheduler \"window\": idle, a response leaves on both paths"
+	local a1=10.0.1.1 a2=10.0.2.1 pfx=32 n=20 size=10000 rc=0
+	local addr_opt caddr spid cpid joined_before tx0 tx1
+	local out="${tmpdir}/spread.out" go="${tmpdir}/go"
+
+	[ "${family}" = 6 ] && a1=dead:beef:1::1 a2=dead:beef:2::1 pfx=128
+	mptcp_lib_print_title "${name}"
+	set_mode 0
+	set_sched window
+	path2_loss ""
+	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 2ms
+	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 2ms
+	# an RTO of about 5 ms: the 50 ms between exchanges are idle time
+	ip -net "${ns2}" route add "${a2}/${pfx}" dev ns2eth2 initcwnd 4 rto_min 5ms
+	ip -net "${ns2}" route add "${a1}/${pfx}" dev ns2eth1 rto_min 5ms
+
+	rr_addr "${family}"
+	port=$((port + 1))
+	rm -f "${go}"
+	joined_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
+	rr_server_start "${port}"
+	timeout ${timeout_test} ip netns exec "${ns1}" \
+		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+		-a "${caddr}" -n $((n + 1)) -s "${size}" --before "sleep 0.05" \
+		--wait-file "${go}" > "${out}" &
+	cpid=$!
+	rr_wait_joined "${out}" "${joined_before}" || rc=1
+	tx0=$(tx_bytes "${ns2}" ns2eth1)
+	touch "${go}"
+	if ! wait ${cpid}; then
+		mptcp_lib_pr_fail "a response was lost or corrupted"
+		rc=1
+	fi
+	tx1=$(($(tx_bytes "${ns2}" ns2eth1) - tx0))
+	rr_server_stop
+
+	ip -net "${ns2}" route del "${a2}/${pfx}" dev ns2eth2
+	ip -net "${ns2}" route del "${a1}/${pfx}" dev ns2eth1
+	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms
+	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms
+	path2_loss "${loss}"
+	set_sched default
+
+	mptcp_lib_pr_info "path 1 carried ${tx1} bytes of ${n} responses of ${size}"
+	# about half of each response; ACKs alone are under 100 bytes each
+	if [ ${rc} = 0 ] && [ "${tx1}" -lt $((n * size / 4)) ]; then
+		mptcp_lib_pr_fail "path 1 carried ${tx1} bytes, < 1/4 of the responses"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # A clean subflow that never carried data, against the lossy subflow that
 # holds the victims.  The default scheduler keeps short responses on the
 # first subflow (path 1, lossy here), so the second one (path 2, clean)
@@ -1357,6 +1423,9 @@ if part_ok rules; then
 	set_mode 3
 	ip_ok 4 && test_sched_window 4
 	ip_ok 6 && test_sched_window 6
+	ip_ok 4 && test_sched_window_spread 4
+	ip_ok 6 && test_sched_window_spread 6
+	set_mode 3
 	set_mode 1
 	ip_ok 4 && test_clean_path 4 4
 	ip_ok 4 && test_clean_path 4 0
