@@ -101,10 +101,13 @@ series:
 export:
 	$(S)/patches.sh export
 
-## check         checkpatch --strict on the series, W=1 build of net/mptcp
+## check         checkpatch --strict on the series, W=1 build of net/mptcp, and
+##               Documentation/networking built with Sphinx: no warning the base
+##               tree's build does not have (scripts/docs-check.sh)
 check: series
 	$(S)/patches.sh checkpatch build/series
 	$(S)/build.sh kernel qemu --w1
+	$(S)/docs-check.sh
 
 ## clean         remove kernel objects (keeps the unpacked trees)
 clean:

@@ -7,7 +7,8 @@ set -eu
 pkgs=(build-essential dpkg-dev debhelper gcc make flex bison bc libelf-dev libssl-dev perl
       python3 git ccache cpio rsync xz-utils kmod qemu-system-x86
       iproute2 nftables iptables ethtool procps coreutils gawk iputils-ping
-      python3-ply python3-git python3-numpy python3-matplotlib iperf3 mptcpize)
+      python3-ply python3-git python3-numpy python3-matplotlib iperf3 mptcpize
+      python3-sphinx)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -236,6 +236,7 @@ run() {
 	vm) step vm-uml vm_selftest uml; step vm-qemu vm_selftest qemu ;;
 	quickstart) step quickstart-uml "$TOP/scripts/quickstart-vm.sh" ;;
 	deb) step deb-small deb_selftest ;;
+	docs) step docs "$TOP/scripts/docs-check.sh" ;;
 	kunit) step kunit-uml kunit uml; step kunit-qemu kunit qemu ;;
 	# fuso.sh in full on UML (exact virtual time).  On QEMU (the x86
 	# kernel, emulated: slow) the suite runs it on the debug kernel (step
@@ -320,14 +321,14 @@ full=
 case "${1:-}" in
 --full)
 	full=1
-	steps=(deps scripts build vm quickstart deb kunit fuso faults debug bench upstream series w1)
+	steps=(deps scripts build vm quickstart deb kunit fuso faults debug bench upstream series w1 docs)
 	;;
 --debug)
 	full=1
 	steps=(deps build debug)
 	;;
 --*) die "test.sh: unknown option '$1'" ;;
-"") steps=(deps scripts build vm quickstart deb kunit fuso faults debug bench series w1) ;;
+"") steps=(deps scripts build vm quickstart deb kunit fuso faults debug bench series w1 docs) ;;
 esac
 for s in "${steps[@]}"; do
 	run "$s"
