@@ -388,6 +388,27 @@ rr_wait_joined()
 	return 1
 }
 
+# $1: output file; $2: go file; the rest: more fuso_rr.py client options.
+# Starts a server and a client (cpid) that waits with --wait-file after its
+# warm-up exchange, and waits until the second subflow joined: what the
+# caller measures from here on is the two-subflow part.  Sets port, spid,
+# cpid, addr_opt and caddr (rr_addr must have been called).
+rr_start_joined()
+{
+	local out=${1} go=${2} joined_before
+
+	shift 2
+	port=$((port + 1))
+	rm -f "${go}"
+	joined_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
+	rr_server_start "${port}"
+	timeout ${timeout_test} ip netns exec "${ns1}" \
+		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+		-a "${caddr}" --wait-file "${go}" "$@" > "${out}" &
+	cpid=$!
+	rr_wait_joined "${out}" "${joined_before}"
+}
+
 # Short request/response exchanges, as in the paper's workloads.
 # $1: mode; $2: family; $3: "persistent" or "new" connections
 test_rr()
@@ -1127,7 +1148,7 @@ test_sched_window_spread()
 	local family=${1}
 	local name="IPv${family} scheduler \"window\": idle, a response leaves on both paths"
 	local a1=10.0.1.1 a2=10.0.2.1 pfx=32 n=20 size=10000 rc=0
-	local addr_opt caddr spid cpid joined_before tx0 tx1
+	local addr_opt caddr spid cpid tx0 tx1
 	local out="${tmpdir}/spread.out" go="${tmpdir}/go"
 
 	[ "${family}" = 6 ] && a1=dead:beef:1::1 a2=dead:beef:2::1 pfx=128
@@ -1142,16 +1163,8 @@ test_sched_window_spread()
 	ip -net "${ns2}" route add "${a1}/${pfx}" dev ns2eth1 rto_min 5ms
 
 	rr_addr "${family}"
-	port=$((port + 1))
-	rm -f "${go}"
-	joined_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
-	rr_server_start "${port}"
-	timeout ${timeout_test} ip netns exec "${ns1}" \
-		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
-		-a "${caddr}" -n $((n + 1)) -s "${size}" --before "sleep 0.05" \
-		--wait-file "${go}" > "${out}" &
-	cpid=$!
-	rr_wait_joined "${out}" "${joined_before}" || rc=1
+	rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
+		--before "sleep 0.05" || rc=1
 	tx0=$(tx_bytes "${ns2}" ns2eth1)
 	touch "${go}"
 	if ! wait ${cpid}; then
@@ -1191,7 +1204,7 @@ test_clean_path()
 	local rules=${2}
 	local name="IPv${family} fuso_rules=${rules}: copies of a lossy subflow"
 	local t ev rc=0 back all first
-	local addr_opt caddr spid cpid joined_before
+	local addr_opt caddr spid cpid
 	local out="${tmpdir}/clean.out" go="${tmpdir}/go"
 
 	if [ $((rules & 4)) = 4 ]; then
@@ -1207,19 +1220,10 @@ test_clean_path()
 	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms loss 5%
 
 	rr_addr "${family}"
-	port=$((port + 1))
-	rm -f "${go}"
-	joined_before=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
-	rr_server_start "${port}"
-	timeout ${timeout_test} ip netns exec "${ns1}" \
-		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
-		-a "${caddr}" -n 101 -s 1000,4000 --wait-file "${go}" \
-		> "${out}" &
-	cpid=$!
 	# Only what follows the join counts: before it, the lossy subflow is
 	# the only one, and a copy can only go back onto it.  After the
 	# warm-up exchange, wait for the second subflow, empty the trace.
-	rr_wait_joined "${out}" "${joined_before}" || rc=1
+	rr_start_joined "${out}" "${go}" -n 101 -s 1000,4000 || rc=1
 	echo > "${t}/trace"
 	touch "${go}"
 	if ! wait ${cpid}; then
