@@ -366,24 +366,26 @@ static void mptcp_fuso_test_snd_cwnd(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, tp);
 	sk = (struct sock *)tp;
 	icsk = inet_csk(sk);
+	sk->sk_protocol = IPPROTO_TCP;	/* mptcp's tcp_sk() checks it */
 	sock_net_set(sk, &init_net);
 	icsk->icsk_ca_ops = &plain;
-	icsk->icsk_rto = 200;
+	/* long enough that jiffies moving during a case changes nothing */
+	icsk->icsk_rto = 1000;
 	tp->snd_cwnd_clamp = ~0U;
 	tcp_snd_cwnd_set(tp, 40);
 
 	/* idle for longer than an RTO, no route: TCP's initial window */
-	tp->lsndtime = tcp_jiffies32 - 1000;
+	tp->lsndtime = tcp_jiffies32 - 5000;
 	KUNIT_EXPECT_EQ(test, TCP_INIT_CWND, mptcp_fuso_snd_cwnd(sk));
 	/* a window below it stays as it is */
 	tcp_snd_cwnd_set(tp, 3);
 	KUNIT_EXPECT_EQ(test, 3U, mptcp_fuso_snd_cwnd(sk));
 	tcp_snd_cwnd_set(tp, 40);
-	/* idle for an RTO or less: no restart */
-	tp->lsndtime = tcp_jiffies32 - 200;
+	/* idle for less than an RTO: no restart */
+	tp->lsndtime = tcp_jiffies32 - 10;
 	KUNIT_EXPECT_EQ(test, 40U, mptcp_fuso_snd_cwnd(sk));
 	/* data in flight: not idle */
-	tp->lsndtime = tcp_jiffies32 - 1000;
+	tp->lsndtime = tcp_jiffies32 - 5000;
 	tp->packets_out = 2;
 	KUNIT_EXPECT_EQ(test, 40U, mptcp_fuso_snd_cwnd(sk));
 	tp->packets_out = 0;
