@@ -72,7 +72,7 @@ kunit() { # TARGET
 # runner; TARGET is uml, qemu or debug (the debug kernel under QEMU), and
 # VM_OPTS adds options for scripts/vm.
 kselftest() {
-	local out=$LOGS/kselftest-$1-$2${KST_TAG:+-$KST_TAG}.out t=$1 name=$2 vmt
+	local out=$LOGS/kselftest-$1-$2${KST_TAG:+-$KST_TAG}.out t=$1 name=$2 vmt rc
 	shift 2
 	[ -x "$KST/run_kselftest.sh" ] || { echo "kselftests not built ($KST)"; return 1; }
 	vmt=(--"$t")
@@ -81,7 +81,14 @@ kselftest() {
 	(cd "$KST" && "$TOP/scripts/vm" "${vmt[@]}" ${VM_OPTS:-} --log "$out" -- \
 		env SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 "$@" \
 		./run_kselftest.sh -t "net/mptcp:$name") >/dev/null
-	"$TOP/scripts/ktap-check.py" kselftest "$out" "$name" && return 0
+	rc=$?
+	# Every result passing is not enough: the VM runner also fails on a
+	# kernel report (a WARNING during the boot's KUnit run once passed
+	# this way) and on a timeout.
+	if "$TOP/scripts/ktap-check.py" kselftest "$out" "$name"; then
+		[ $rc = 0 ] && return 0
+		echo "FAIL: every result passed, but the VM runner exited $rc (a kernel report or a timeout: its first lines above)"
+	fi
 	# why, from the guest's own output (the step's log is all a CI
 	# reader gets)
 	echo "failure lines of $out:"
