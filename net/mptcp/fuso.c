@@ -95,6 +95,10 @@
  *   PROTECT_RTX (8) a retransmission of protected data may be lost too (the
  *                   paper's retransmission-loss case): each is copied once
  *                   more, by a second watermark, fuso_rtx_prot.
+ *   SCHED_CAUTIOUS (16)  not a copy rule: after an ECN echo, the "window"
+ *                   scheduler gives new data only to calm subflows, or to
+ *                   the one with the largest window when none is calm
+ *                   (mptcp_sched_window_choose()).
  *
  * Cost: every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured

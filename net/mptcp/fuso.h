@@ -32,8 +32,12 @@ struct sock;
 #define MPTCP_FUSO_RULE_TARGETED	BIT(1)	/* tails at once, the rest on evidence */
 #define MPTCP_FUSO_RULE_CLEAN_PATH	BIT(2)	/* an unused subflow counts as clean */
 #define MPTCP_FUSO_RULE_PROTECT_RTX	BIT(3)	/* copy retransmissions once too */
-#define MPTCP_FUSO_RULES_MASK		GENMASK(3, 0)
-#define MPTCP_FUSO_RULES_DEFAULT	MPTCP_FUSO_RULES_MASK
+#define MPTCP_FUSO_RULE_SCHED_CAUTIOUS	BIT(4)	/* "window": ECN, back off as one flow */
+#define MPTCP_FUSO_RULES_MASK		GENMASK(4, 0)
+/* all but SCHED_CAUTIOUS: it trades the tail under bursty loss for the
+ * mean in incast (Documentation/networking/mptcp-fuso.rst)
+ */
+#define MPTCP_FUSO_RULES_DEFAULT	GENMASK(3, 0)
 
 /* net.mptcp.fuso_alpha / fuso_beta: weights in percent */
 #define MPTCP_FUSO_WEIGHT_MAX		100
@@ -82,6 +86,68 @@ static inline u32 mptcp_fuso_room(u32 cwnd, u32 in_flight, u32 queued, u32 mss)
 	if (room <= queued)
 		return 0;
 	return min_t(u64, room - queued, U32_MAX);
+}
+
+/* The "window" scheduler's view of one class of subflows (regular or
+ * backup): a candidate is the best subflow so far for one purpose.
+ */
+struct mptcp_sched_window_cand {
+	void	*subflow;	/* struct mptcp_subflow_context, or NULL */
+	u32	room;		/* bytes it may take now */
+	u32	key;		/* lowest wins: srtt, or U32_MAX - cwnd */
+	u8	fits:1,		/* room for the next segment */
+		busy:1;		/* has packets out: an ACK or RTO will come */
+};
+
+struct mptcp_sched_window_view {
+	struct mptcp_sched_window_cand	fast;	/* lowest RTT, with room */
+	struct mptcp_sched_window_cand	uncut;	/* as fast, not in CWR */
+	struct mptcp_sched_window_cand	anchor;	/* largest cwnd, room or not */
+	u8	any_calm:1,	/* some subflow is not answering congestion */
+		any_cwr:1;	/* some subflow is in CWR: an ECN echo */
+};
+
+/**
+ * mptcp_sched_window_choose - where the "window" scheduler sends new data
+ * @v: the class's subflows, as mptcp_sched_window_get_subflow() saw them
+ * @rules: the connection's net.mptcp.fuso_rules
+ *
+ * The fastest subflow with room: a short response leaves on every
+ * subflow's window at once.  With MPTCP_FUSO_RULE_SCHED_CAUTIOUS, once a
+ * subflow is in CWR (it cut its window for an ECN echo: a queue on its
+ * path is filling), the connection backs off as one flow would:
+ *
+ * - a subflow in CWR gets no new data while a calm one (Open, Disorder)
+ *   exists;
+ * - when none is calm, only the subflow with the largest window gets new
+ *   data.
+ *
+ * Spread over every subflow, a connection would back off by a fraction of
+ * its window per echo instead of by half, and each small window would lose
+ * its whole flight to the overflow and wait for a timeout (incast).
+ * Losses alone (Recovery, Loss) do not engage the rule: under random or
+ * bursty loss the recovering subflows keep getting new data, whose
+ * delivery is what lets RACK see that a retransmission was lost without a
+ * timeout.  Waiting is safe: a candidate without room has data in flight,
+ * and its ACK or timeout runs the scheduler again; an anchor that can
+ * neither send nor expect an ACK is passed over.
+ *
+ * Return: the candidate to send on, or NULL to wait for an ACK.
+ */
+static inline struct mptcp_sched_window_cand *
+mptcp_sched_window_choose(struct mptcp_sched_window_view *v, u8 rules)
+{
+	struct mptcp_sched_window_cand *c = &v->fast;
+
+	if (v->any_cwr && (rules & MPTCP_FUSO_RULE_SCHED_CAUTIOUS)) {
+		if (v->any_calm)
+			c = &v->uncut;
+		else if (v->anchor.subflow && v->anchor.fits)
+			c = &v->anchor;
+		else if (v->anchor.subflow && v->anchor.busy)
+			return NULL;
+	}
+	return c->subflow ? c : NULL;
 }
 
 #ifdef CONFIG_MPTCP_FUSO

@@ -456,6 +456,80 @@ static void mptcp_fuso_test_slices(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, c->prot_after, prot, "watermark");
 }
 
+/* ---- the "window" scheduler: where new data goes */
+
+/* Three subflows: A the fastest with room, B the fastest with room that
+ * is not in CWR, C the one with the largest window.  Each case sets which
+ * exist, whether some subflow is calm (Open, Disorder) or in CWR, whether
+ * the anchor C fits or is busy, and which subflow the scheduler must
+ * choose (SF_NONE: wait for an ACK).
+ */
+enum { SF_NONE, SF_A, SF_B, SF_C };
+
+struct fuso_sched_case {
+	const char *what;
+	u8 rules;
+	bool any_calm, any_cwr, fast, uncut, anchor, fits, busy;
+	int want;
+};
+
+#define SCHED	MPTCP_FUSO_RULE_SCHED_CAUTIOUS
+
+static const struct fuso_sched_case fuso_sched_cases[] = {
+	{ "no congestion: the fastest", SCHED, true, false,
+	  true, true, true, true, false, SF_A },
+	{ "loss recovery, no ECN echo: the fastest", SCHED, false, false,
+	  true, false, true, true, true, SF_A },
+	{ "ECN echo, rule off: the fastest", 0, true, true,
+	  true, true, true, true, true, SF_A },
+	{ "ECN echo on one: the fastest not in CWR", SCHED, true, true,
+	  true, true, true, true, true, SF_B },
+	{ "ECN echo, none outside CWR has room: wait", SCHED, true, true,
+	  true, false, true, true, true, SF_NONE },
+	{ "ECN echo, none calm: the largest window", SCHED, false, true,
+	  true, false, true, true, true, SF_C },
+	{ "none calm, anchor full and busy: wait", SCHED, false, true,
+	  true, false, true, false, true, SF_NONE },
+	{ "none calm, anchor full and idle: the fastest", SCHED, false, true,
+	  true, false, true, false, false, SF_A },
+	{ "none calm, no anchor (no memory): the fastest", SCHED, false, true,
+	  true, false, false, false, false, SF_A },
+	{ "nothing has room: wait", SCHED, true, false,
+	  false, false, true, false, true, SF_NONE },
+};
+
+KUNIT_ARRAY_PARAM_DESC(fuso_sched, fuso_sched_cases, what);
+
+static void mptcp_fuso_test_sched_window(struct kunit *test)
+{
+	const struct fuso_sched_case *c = test->param_value;
+	static const u32 want_room[] = { 0, 1000, 2000, 3000 };
+	static int sf[4];	/* stand-ins for subflow contexts */
+	struct mptcp_sched_window_view v = {};
+	struct mptcp_sched_window_cand *got;
+
+	v.any_calm = c->any_calm;
+	v.any_cwr = c->any_cwr;
+	if (c->fast)
+		v.fast = (struct mptcp_sched_window_cand){ &sf[SF_A], 1000,
+							   100, 1, 0 };
+	if (c->uncut)
+		v.uncut = (struct mptcp_sched_window_cand){ &sf[SF_B], 2000,
+							    200, 1, 0 };
+	if (c->anchor)
+		v.anchor = (struct mptcp_sched_window_cand){ &sf[SF_C], 3000,
+							     U32_MAX - 40,
+							     c->fits, c->busy };
+	got = mptcp_sched_window_choose(&v, c->rules);
+	if (c->want == SF_NONE) {
+		KUNIT_EXPECT_NULL(test, got);
+		return;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)&sf[c->want], got->subflow);
+	KUNIT_EXPECT_EQ(test, want_room[c->want], got->room);
+}
+
 /* ---- receiver: where a received skb lies in its DSS mapping */
 
 struct fuso_rcv_map_case {
@@ -524,6 +598,7 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_room),
 	KUNIT_CASE(mptcp_fuso_test_snd_cwnd),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_slices, fuso_slice_gen_params),
+	KUNIT_CASE_PARAM(mptcp_fuso_test_sched_window, fuso_sched_gen_params),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_rcv_map, fuso_rcv_map_gen_params),
 #ifdef CONFIG_SYSCTL
 	KUNIT_CASE(mptcp_fuso_test_sysctl_mode),

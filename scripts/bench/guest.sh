@@ -41,6 +41,9 @@
 #             (schemes mptcp and fuso3 only); throughput in bulk.txt and
 #             CPU in cpu.txt [0]
 #   tg        the fuso-tg binary [build/bench/fuso-tg]
+#   trace     extra tracepoints for the measured phase, comma-separated
+#             (e.g. tcp:tcp_retransmit_skb,tcp:tcp_cong_state_set); the
+#             whole trace goes to SCHEME/trace.txt [empty]
 #
 # Topology (Fig 3 of the paper): clients H1-H3 under ToR T1, servers H4-H6
 # under T2, and three parallel paths P1-P3 between T1 and T2 with
@@ -56,12 +59,12 @@ set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
 schemes="tcp tcp-notlp mptcp fuso1 fuso3-paper fuso3 repflow proactive"
-loss=0 lossmodel=random where=p1 nsub=4 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0
+loss=0 lossmodel=random where=p1 nsub=4 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0 trace=
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
 for kv in "$@"; do
 	case "$kv" in
-	schemes=*|loss=*|lossmodel=*|where=*|nsub=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*)
+	schemes=*|loss=*|lossmodel=*|where=*|nsub=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*|trace=*)
 		eval "${kv%%=*}=\${kv#*=}" ;;
 	*) echo "guest.sh: unknown setting '$kv'" >&2; exit 1 ;;
 	esac
@@ -133,14 +136,15 @@ topo_down() {
 
 # topo_up SCHEME
 topo_up() {
-	local s=$1 k t net tor p fw hosts n ic tlp=3 fuso=0 sched=default rules=15
+	local s=$1 k t net tor p fw hosts n ic tlp=3 fuso=0 sched=default rules=
 	topo_down
 	rm -rf "$B"
 	mkdir -p "$B"
 	hosts="$CLIENTS $SERVERS"
 	[ "$s" = tcp-notlp ] && tlp=0
 	# fuso1, fuso3: net.mptcp.fuso=1 or 3 with the window-bounded
-	# scheduler and every rule (the defaults we recommend); fuso3-paper:
+	# scheduler and the kernel's default rules (the settings we
+	# recommend); fuso3-paper:
 	# the paper's sender (fuso_rules=0) on the default scheduler;
 	# mptcp-window: MPTCP with the window-bounded scheduler.  For
 	# experiments, FUSO's settings can be spelled out: fuso3-r0-window,
@@ -220,7 +224,7 @@ topo_up() {
 		nsx "h$k" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
 			net.ipv4.tcp_congestion_control=cubic net.ipv4.tcp_ecn=1 net.mptcp.enabled=1 \
 			net.ipv4.tcp_early_retrans=$tlp net.mptcp.fuso=$fuso \
-			net.mptcp.scheduler=$sched net.mptcp.fuso_rules=$rules \
+			net.mptcp.scheduler=$sched ${rules:+net.mptcp.fuso_rules=$rules} \
 			net.ipv4.ip_local_port_range="40000 60999" || return 1
 	done
 	case "$s" in
@@ -336,6 +340,9 @@ trace_start() {
 	echo >$TRACE/trace
 	echo 65536 >$TRACE/buffer_size_kb
 	echo 1 >$TRACE/events/mptcp/mptcp_fuso_recovery/enable
+	for e in $(echo "$trace" | tr ',' ' '); do
+		echo 1 >"$TRACE/events/${e/://}/enable" || fail "trace: no event $e"
+	done
 	echo 1 >$TRACE/tracing_on
 }
 trace_pause() {
@@ -351,9 +358,13 @@ trace_end() {
 	echo 0 >$TRACE/tracing_on
 	[ "$(cat $TRACE/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')" = 0 ] ||
 		lost=1
-	grep -o ' len=[0-9]*' $TRACE/trace | awk -F= -v lost=$lost \
+	[ -z "$trace" ] || cp $TRACE/trace "$1/trace.txt"
+	grep 'mptcp_fuso_recovery:' $TRACE/trace | grep -o ' len=[0-9]*' | awk -F= -v lost=$lost \
 		'{ n++; b += $2 } END { printf "copies %d\ncopy_bytes %d\ntrace_lost %d\n", n, b, lost }' >"$1/copies.txt"
 	echo 0 >$TRACE/events/mptcp/mptcp_fuso_recovery/enable
+	for e in $(echo "$trace" | tr ',' ' '); do
+		echo 0 >"$TRACE/events/${e/://}/enable"
+	done
 	[ $lost = 0 ] || { echo "[bench] $1: the trace lost events: copy counts would be wrong" >&2; return 1; }
 }
 
@@ -490,6 +501,9 @@ run_bulk() {
 	nsx h1 mptcpize run iperf3 -c 10.2.4.1 -p 5201 -B 10.1.1.128 -R -t "$bulk" -J \
 		>"$d/iperf3.json" 2>"$d/iperf3.log" || rc=1
 	touch "$d/cpu.end"
+	# the sockets as the transfer ends, both ends: what a stalled
+	# transfer was waiting for (a data-level hole, a closed window)
+	for n in h4 h1; do echo "== $n"; nsx $n ss -atinmM; done >"$d/sockets-end.txt" 2>&1
 	trace_pause
 	counters "$d/counters-after.txt"
 	trace_end "$d" || rc=1
@@ -518,7 +532,8 @@ for s in $schemes; do
 	case "$s" in
 	tcp|tcp-notlp|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|repflow|proactive) ;;
 	fuso[13]-r[0-9]-default|fuso[13]-r[0-9]-window) ;;
-	fuso[13]-r1[0-5]-default|fuso[13]-r1[0-5]-window) ;;
+	fuso[13]-r[12][0-9]-default|fuso[13]-r[12][0-9]-window) ;;
+	fuso[13]-r3[01]-default|fuso[13]-r3[01]-window) ;;
 	*) fail "unknown scheme '$s'" ;;
 	esac
 	if [ "$bulk" != 0 ]; then

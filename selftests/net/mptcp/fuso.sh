@@ -1362,7 +1362,7 @@ if part_ok knobs; then
 	test_sysctl_range fuso 3
 	test_sysctl_range fuso_alpha 100
 	test_sysctl_range fuso_beta 100
-	test_sysctl_range fuso_rules 15
+	test_sysctl_range fuso_rules 31
 	fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_rules 15 >/dev/null
