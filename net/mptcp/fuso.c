@@ -1,154 +1,281 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Multipath TCP: FUSO proactive multi-path loss recovery.
  *
+ * The design is in the DOC: sections below, which
+ * Documentation/networking/mptcp-fuso.rst includes.
+ */
+
+/**
+ * DOC: FUSO overview
+ *
  * FUSO ("Fast and Cautious", Chen et al., USENIX ATC'16) turns the path
  * diversity of an MPTCP connection into fast loss recovery for short flows.
  *
- * Why: a short flow that loses its last segments has no later data to
- * produce duplicate ACKs, so its TCP subflow can only recover them with a
- * tail loss probe (2 RTT + 200 ms when one segment is out) or a
- * retransmission timeout.  In a data centre either is tens of RTTs, and it
- * is what sets the 99th percentile of flow completion time.
+ * A short flow that loses its last segments has no later data to produce
+ * duplicate ACKs, so its TCP subflow can only recover them with a tail loss
+ * probe (2 RTT + 200 ms when one segment is out) or a retransmission
+ * timeout.  In a data centre either is tens of RTTs, and it is what sets
+ * the 99th percentile of flow completion time.
  *
- * When: FUSO acts only when the connection has no new data to send and some
- * subflow still has congestion window to spare.  "No new data" means, as in
- * the paper (Algorithm 1, line 2), that everything the application wrote
- * has been *sent*: sendmsg handed over all of it (no MSG_MORE, not corked),
- * all of it was given to a subflow, and no active subflow holds any of it
- * unsent in its write queue.  That window would otherwise go unused, so FUSO
- * spends it on copies of data that may have been lost.  Upstream's default
- * scheduler hands a subflow up to 64 KB whatever its window, so the last
- * condition comes late; the "window" scheduler (sched.c) hands out new data
- * only as far as each subflow's window has room, as MPTCP v0.90, the
- * paper's base, did.  Two triggers check for this state:
+ * The sender ranks subflows by their loss metric::
  *
- *   T1  the end of mptcp_sendmsg(), once the last byte is pushed;
- *   T2  every subflow ACK that changed the subflow's cwnd or in-flight count,
- *       or showed a data-level hole below a copy (see TARGETED below)
- *       (ack_update_msk(), v4 and v6, softirq or socket backlog).  T2 holds
- *       the subflow lock and the msk data lock, and a round needs other
- *       subflows' locks, so T2 only flags work: MPTCP_FUSO_ROUND in
- *       cb_flags when the msk is owned (run by mptcp_release_cb()), else
- *       MPTCP_WORK_FUSO and the msk worker.
+ *   C_l = alpha * overall_loss_rate + beta * last_loss_rate
  *
- * What: one round (mptcp_fuso_try_send_recoveries(), msk owned) repeats:
+ *   overall_loss_rate = retransmitted / sent
+ *   last_loss_rate    = 1 / sent_since_rtx
  *
- *   1. Score every subflow with the loss metric
+ * where "sent" counts data segments (``tcp_sock.data_segs_out``),
+ * "retransmitted" is ``tcp_sock.total_retrans``, and ``sent_since_rtx``
+ * counts the segments sent since, and including, the last retransmission;
+ * when the last retransmission happened is sampled on each ACK and each
+ * round.  alpha and beta are ``net.mptcp.fuso_alpha`` and
+ * ``net.mptcp.fuso_beta``, in percent.  C_l is Q16 fixed point.  A subflow
+ * that never retransmitted scores 0; one that never sent scores infinity.
+ * Ties are broken by RTT (srtt): the largest RTT is the worst, the smallest
+ * the best.
  *
- *        C_l = alpha * retransmitted / sent  +  beta * 1 / sent_since_rtx
+ * Everything is off unless ``net.mptcp.fuso`` enables it in the network
+ * namespace (or the ``MPTCP_FUSO`` socket option on the connection).  The
+ * knobs ``net.mptcp.fuso``, ``fuso_alpha``, ``fuso_beta`` and
+ * ``fuso_rules`` are documented in
+ * Documentation/networking/mptcp-sysctl.rst.  Counters are the
+ * ``MPTcpExtFuso*`` entries of ``/proc/net/netstat``; each copy also fires
+ * the ``mptcp:mptcp_fuso_recovery`` tracepoint.
+ */
+
+/**
+ * DOC: FUSO sender
  *
- *      where "sent" counts data segments (tcp_sock.data_segs_out),
- *      "retransmitted" is tcp_sock.total_retrans, and sent_since_rtx counts
- *      the segments sent since, and including, the last retransmission.
- *      alpha and beta are net.mptcp.fuso_alpha and fuso_beta in percent.
- *      C_l is Q16 fixed point.  A subflow that never retransmitted scores 0;
- *      one that never sent scores infinity.
- *   2. The *worst* subflow has sent data that is neither ACKed nor SACKed nor
- *      yet protected, and has the largest (C_l, srtt).
- *   3. The *best* subflow can take a copy now (active, not in loss recovery,
- *      nothing queued, spare cwnd and receive window; a backup only if no
- *      other subflow is active, as for new data) and has the smallest
- *      (C_l, srtt).  A never-sent subflow is the last choice; if all are
- *      never-sent, pick at random.  Best and worst may be the same subflow:
- *      a copy on the same path still makes TCP detect the loss (RACK) long
- *      before a timer would.
- *   4. Copy the worst subflow's oldest such segment, at most one segment of
- *      the best subflow, onto the best subflow.  The copy carries the original's
- *      data sequence numbers in its DSS mapping, so the receiver takes
- *      whichever arrives first and drops the other as a duplicate.  For the
- *      best subflow it is new data: a new subflow sequence number, under its
- *      cwnd, retransmitted by its own TCP if lost, not counted in
- *      total_retrans.  It is marked (mptcp_ext.fuso) so that it is never
- *      protected itself.
+ * The sender (``net.mptcp.fuso`` bit 0) acts only when the connection has
+ * no new data to send and some subflow still has congestion window to
+ * spare.  "No new data" means, as in the paper (Algorithm 1, line 2), that
+ * everything the application wrote has been *sent*: the last ``sendmsg()``
+ * handed over all of it (no ``MSG_MORE``, not corked), all of it was given
+ * to a subflow, and no active subflow holds any of it unsent in its write
+ * queue.  That window would otherwise go unused, so FUSO spends it on
+ * copies of data that may have been lost.
  *
- * Protect once: each subflow keeps a watermark (fuso_prot_seq) in its own
- * sequence space; bytes below it were protected (or needed no protection:
- * SACKed, or already acknowledged at the data level).  A victim is taken at
- * the watermark and the watermark moves past it, so every original is
- * protected at most once and a round's work is bounded by the data in
- * flight.  A round also stops after MPTCP_FUSO_MAX_COPIES copies, when no
- * subflow can take a copy, or when nothing is left to protect; in the last
- * case it records snd_nxt so that T2 stays a few loads and compares until
- * new data is sent.  In a bulk transfer there is always new data, so T2
- * exits on its first tests.
+ * Upstream's default scheduler hands a subflow up to 64 KB whatever its
+ * window, so the last condition comes late; the ``window`` scheduler
+ * (sched.c) hands out new data only as far as each subflow's window has
+ * room, as MPTCP v0.90, the paper's base, did.
  *
- * Rules: that is the paper's sender, net.mptcp.fuso_rules=0.  Each bit of
- * net.mptcp.fuso_rules (default: all) adds a rule of our own:
+ * Two triggers check for this state:
  *
- *   CAUTIOUS (1)    no copy onto a subflow in CWR, Recovery or Loss, or that
- *                   was there within its last RTT (an ECN echo or a loss cut
- *                   its window): copies must not add to congestion.
- *   TARGETED (2)    copy at once only what no later ACK can show to be lost:
- *                   each subflow's tail, its last MSS of original data, once
- *                   per snd_nxt.  Copy the rest only on evidence of a loss
- *                   (mptcp_fuso_evident()): TCP marked the segment lost, the
- *                   peer SACKed later data of the subflow, or a copy of later
- *                   data was acknowledged on its subflow while the data-level
- *                   ACK stayed below the segment.  The evidence comes with
- *                   ACKs, so these copies are ACK-clocked; data waiting for
- *                   evidence keeps T2 awake.
- *   CLEAN_PATH (4)  a subflow that never sent ranks, as a carrier, right
- *                   after those without a loss and before any with one (the
- *                   paper puts it last, so with a scheduler that keeps to one
- *                   subflow the copies go back onto the lossy path), and on
- *                   equal rank a subflow other than the worst wins.
- *   PROTECT_RTX (8) a retransmission of protected data may be lost too (the
- *                   paper's retransmission-loss case): each is copied once
- *                   more, by a second watermark, fuso_rtx_prot.
- *   SCHED_CAUTIOUS (16)  not a copy rule: after an ECN echo, the "window"
- *                   scheduler gives new data only to calm subflows, or to
- *                   the one with the largest window when none is calm
- *                   (mptcp_sched_window_choose()).
+ * T1
+ *   The end of ``mptcp_sendmsg()``, once the last byte is pushed; the
+ *   round runs right away.
+ * T2
+ *   Every DATA_ACK that changed the subflow's cwnd or in-flight count, or
+ *   showed a data-level hole below a copy (see ``TARGETED`` in "FUSO
+ *   rules"), in ``ack_update_msk()``: IPv4 and IPv6, softirq or socket
+ *   backlog.  T2 holds the subflow lock and the msk data lock, and a round
+ *   needs other subflows' locks, so T2 only flags work:
+ *   ``MPTCP_FUSO_ROUND`` in ``cb_flags`` when the msk is owned (run by
+ *   ``mptcp_release_cb()``, from ``release_sock()`` of the MPTCP socket),
+ *   else ``MPTCP_WORK_FUSO`` and the msk worker.  Either way the round
+ *   runs in process context.
  *
- * Cost: every copy is an extra segment on the wire.  With the paper's rules
+ * One round (``mptcp_fuso_try_send_recoveries()``, msk owned) repeats:
+ *
+ * 1. Score every subflow with the loss metric C_l (see "FUSO overview").
+ * 2. The *worst* subflow has sent data that is neither ACKed nor SACKed
+ *    nor yet protected, and has the largest (C_l, srtt).
+ * 3. The *best* subflow can take a copy now: it is active, not in loss
+ *    recovery (``CA_Loss``, or retransmitting), has nothing queued, has
+ *    spare cwnd and receive window, is a backup only if no other subflow
+ *    is active (as for new data), and has the smallest (C_l, srtt).  A
+ *    subflow that never sent data is the last choice; if all are like
+ *    that, one is picked at random.  Best and worst may be the same
+ *    subflow: a copy on the same path still makes TCP detect the loss
+ *    (RACK) long before a timer would.  The rules ``CAUTIOUS`` and
+ *    ``CLEAN_PATH`` change this choice (see "FUSO rules").
+ * 4. Copy the worst subflow's oldest such segment, the oldest unprotected
+ *    bytes of its retransmit queue, at most one MSS of the best subflow,
+ *    onto the best subflow.  The original's DSS mapping gives the data
+ *    sequence numbers of those bytes, and the copy carries them in its own
+ *    DSS mapping, so the receiver takes whichever arrives first and drops
+ *    the other as a duplicate.  For the best subflow the copy is *new
+ *    data*: a new subflow sequence number, under its cwnd, retransmitted
+ *    by its own TCP if lost, not counted in ``total_retrans`` nor in
+ *    ``MPTcpExtMPTCPRetrans``.  It is marked (``mptcp_ext.fuso``) so that
+ *    it is never protected itself.
+ *
+ * Protect once: each subflow keeps a watermark (``fuso_prot_seq``) in its
+ * own sequence space; bytes below it were protected (or needed no
+ * protection: SACKed, or already acknowledged at the data level).  A
+ * victim is taken at the watermark and the watermark moves past it, so
+ * every original is protected at most once and a round's work is bounded
+ * by the data in flight.
+ *
+ * Round limits: at most ``MPTCP_FUSO_MAX_COPIES`` (64) copies per round,
+ * ``MPTCP_FUSO_BATCH`` (8) per (worst, best) lock pair, and
+ * ``MPTCP_FUSO_MAX_SUBFLOWS`` (16) subflows considered.  A round also
+ * stops when no subflow can take a copy, or when nothing is left to
+ * protect; in the last case it records ``snd_nxt``, so that T2 stays quiet,
+ * a few loads and compares, until new data is sent.  In a bulk transfer
+ * there is always new data, so T2 exits on its first tests.
+ */
+
+/**
+ * DOC: FUSO rules
+ *
+ * The sender above is the paper's, ``net.mptcp.fuso_rules=0``.  Each bit
+ * of ``net.mptcp.fuso_rules`` adds a rule beyond the paper; the default,
+ * 15, enables all of them but ``SCHED_CAUTIOUS``.
+ *
+ * ``CAUTIOUS`` (1)
+ *   no copy onto a subflow in CWR, Recovery or Loss, or that was there
+ *   within its last RTT: an ECN echo or a loss cut its window, and a copy
+ *   would add to the congestion.
+ * ``TARGETED`` (2)
+ *   copy at once only what no later ACK can show to be lost: each
+ *   subflow's tail, its last MSS of original data, once per ``snd_nxt``.
+ *   Copy the rest only on evidence of a loss (``mptcp_fuso_evident()``):
+ *   TCP marked the segment lost (RACK, SACK scoreboard), the peer SACKed
+ *   later data of the same subflow, or a copy of later data was
+ *   acknowledged on its subflow while the data-level ACK stayed below the
+ *   segment.  All three arrive with ACKs, no timer: these copies are
+ *   ACK-clocked, and data waiting for evidence keeps T2 awake.
+ * ``CLEAN_PATH`` (4)
+ *   a subflow that never carried data ranks, as a carrier, right after
+ *   those without a loss and before every one with a loss; on equal rank
+ *   a subflow other than the worst (the victim's) wins.  For the paper a
+ *   never-used subflow is the last choice (C_l is infinite): with a
+ *   scheduler that keeps to one subflow, the clean path never gets a copy
+ *   and the copies go back onto the lossy path, where a burst takes them
+ *   with the originals.
+ * ``PROTECT_RTX`` (8)
+ *   a retransmission of protected data may be lost as well (the paper's
+ *   retransmission-loss case): each one is copied once more, tracked by a
+ *   second watermark, ``fuso_rtx_prot``.
+ * ``SCHED_CAUTIOUS`` (16)
+ *   not a copy rule: it is for the ``window`` scheduler's new data
+ *   (``mptcp_sched_window_choose()``), and it applies with
+ *   ``net.mptcp.fuso=0`` too.  Once a subflow is in CWR (an ECN echo: a
+ *   queue on its path is filling), subflows in CWR get no new data while a
+ *   calm one (Open, Disorder) exists, and when none is calm, only the
+ *   subflow with the largest window does.  Spread over every subflow, a
+ *   connection backs off by a fraction of its window per echo instead of
+ *   by half, and each small window loses its whole flight to the overflow
+ *   and waits for a timeout (incast).  Losses alone do not engage the
+ *   rule: a subflow in loss recovery that gets no new data cannot tell by
+ *   RACK that a retransmission was lost, and waits for a timeout; a first
+ *   version that also held back recovering subflows raised the p99 under
+ *   bursty loss from 1.08 to 3.79 ms.  Off by default: in the FUSO
+ *   benchmark (6 paired replications) it brings the 30-sender incast's
+ *   mean from 1.26 to 1.01 times TCP's, but raises FUSO's p99 under bursty
+ *   loss on one path from 1.08 to 2.11 ms and its share of queries that
+ *   wait for a timeout from 0.1 to 0.3 %: some ECN echoes come in that
+ *   load too, and a subflow held back then cannot recover its losses
+ *   without a timeout.  Turn it on (``fuso_rules=31``) where incast
+ *   matters more than random loss.
+ *
+ * Every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured
- * 40% extra bytes at low load, falling as load rises because spare cwnd
- * disappears.  Targeted copies cost about a tenth (Documentation/benchmark.md).
+ * 40 % extra bytes at low load, falling as load rises because spare cwnd
+ * disappears.  The default rules (15) together cut the copies from about
+ * 40 % of the bytes to about a tenth in the FUSO benchmark
+ * (Documentation/benchmark.md in the FUSO repository; not measured rule by
+ * rule).
+ */
+
+/**
+ * DOC: FUSO safety
  *
- * Safety: FUSO never runs on a connection that fell back to TCP.  A copy
- * gives up infinite-mapping fallback, as a data-level retransmission does,
- * so with DSS checksums (where MP_FAIL fallback matters) FUSO waits until a
- * join or a retransmission gave it up already.  It decides to transmit
- * under msk->fallback_lock as __mptcp_retrans() does, never touches the
- * data-level retransmit timer, snd_nxt or the send queue, and does nothing
- * when the connection is in data-level recovery after a subflow closed.  It
- * holds one subflow lock at a time, under the msk socket lock, and keeps no
+ * FUSO does nothing on a connection that fell back to TCP, or during the
+ * data-level recovery that follows a subflow close, and sends no copy on a
+ * subflow that cannot send (closing, stale, MP_FAIL or infinite mapping
+ * pending).  It decides to transmit under ``msk->fallback_lock``, as the
+ * data-level retransmission (``__mptcp_retrans()``) does, and never touches
+ * the data-level retransmit timer, ``snd_nxt`` or the send queue.  It holds
+ * one subflow lock at a time, under the msk socket lock, and keeps no
  * subflow or skb pointer across a lock drop.
  *
- * Receiver (net.mptcp.fuso bit 1): a copy fills a data-level hole, but the
- * data that the lossy subflow delivered after its own hole waits in that
- * subflow's TCP out-of-order queue until TCP repairs the subflow hole, at
- * least one more RTT on the lossy path.  And a copy sent on the same subflow
- * as its victim is itself out of order there.  So when a segment is about to
- * enter a subflow's out-of-order queue (hook R in tcp_data_queue(), behind a
- * static key), mptcp_fuso_rcv_ofo() also queues a clone of it at the data
- * level, at its data sequence number: the DSS mapping carried by that very
- * skb, plus the skb's offset inside the mapping.  The clone shares the
- * payload; the original stays with TCP, which ACKs, SACKs and recovers the
- * subflow exactly as before (the paper's rule: subflow-level ACKs and
- * congestion control do not change).  When the original later reaches the
- * head of the subflow's receive queue, its data is already below the
- * data-level ack and is dropped as a duplicate, so nothing is delivered
- * twice.  The push needs a mapping that covers the whole skb, no DSS
- * checksum (a partial mapping cannot be checksummed), no fallback, and room
- * in the msk receive buffer; otherwise it skips and TCP delivers the data
- * later, as without FUSO.
+ * Fallback and checksums
+ *   A copy puts data on the wire twice, so once FUSO sent one, the
+ *   connection can no longer fall back to an infinite mapping (RFC 8684
+ *   3.7), exactly as after a data-level retransmission.  So FUSO waits
+ *   until the peer has confirmed MPTCP (the connection is *fully
+ *   established*: the client has seen a DATA_ACK, the server the third
+ *   ACK or data with MP_CAPABLE).  Before, a client could copy its first
+ *   request while the third ACK of the handshake was lost; the server then
+ *   fell back to TCP, the client could not follow when plain TCP data
+ *   arrived, and reset the connection (``MPTcpExtFallbackFailed``, and
+ *   ``ENOTCONN`` in the application): the benchmark saw it in 2 of 16
+ *   seeds of one condition.  Without DSS checksums (the default) that is
+ *   all: the first response on a new connection is protected too, before
+ *   any additional subflow joins.  With checksums
+ *   (``net.mptcp.checksum_enabled=1``), where graceful MP_FAIL fallback
+ *   matters, FUSO keeps that fallback possible and waits until a second
+ *   subflow joined or a data-level retransmission happened, either of
+ *   which gave it up already.
+ */
+
+/**
+ * DOC: FUSO receiver
  *
- * Everything is off unless net.mptcp.fuso enables it in the network
- * namespace; connections take the knobs when they are created.  Counters are
- * the MPTcpExtFuso* entries of /proc/net/netstat; each copy also fires the
- * mptcp:mptcp_fuso_recovery tracepoint.  See
- * Documentation/networking/mptcp-fuso.rst.
+ * A copy fills a data-level hole, but the data that the lossy subflow
+ * delivered *after* its own hole waits in that subflow's TCP out-of-order
+ * queue until TCP repairs the subflow hole, at least one more round trip
+ * on the lossy path.  And a copy sent on the same subflow as its victim is
+ * itself out of order there.  At the data level that data is in order all
+ * along.  So, with ``net.mptcp.fuso`` bit 1, when a segment is about to
+ * enter a subflow's out-of-order queue, ``mptcp_fuso_rcv_ofo()`` also
+ * queues a clone of it at the data level.
+ *
+ * Where (hook R)
+ *   ``tcp_data_queue()`` calls ``mptcp_fuso_rcv_ofo()`` right before
+ *   ``tcp_data_queue_ofo()``, for a data segment that passed every TCP
+ *   sequence and window check.  Calling it afterwards would race with TCP
+ *   coalescing or freeing the segment.  The call is behind a static key
+ *   that is switched on the first time any namespace (or socket, through
+ *   ``MPTCP_FUSO``) sets bit 1, and never off, so it costs a patched-out
+ *   branch until then, and nothing with ``CONFIG_MPTCP_FUSO=n``.
+ *
+ * What
+ *   A clone of the segment (the payload is shared, not copied) goes into
+ *   the MPTCP socket at its data sequence number: the start of the DSS
+ *   mapping carried by that very segment, plus the segment's offset inside
+ *   that mapping, which matters for segments 2..n of a TSO mapping.  It
+ *   takes the same path as in-order subflow data: in sequence into the
+ *   receive queue, or into the MPTCP out-of-order queue, with duplicates
+ *   dropped, receive memory charged to the MPTCP socket and the reader
+ *   woken when the data-level ack moves.
+ *
+ * What does not change
+ *   The original segment continues into TCP unchanged: TCP ACKs, SACKs
+ *   and recovers the subflow exactly as before, and subflow-level ACKs and
+ *   congestion control do not change (the paper's rule).  When TCP later
+ *   repairs the subflow hole and the original reaches the head of the
+ *   subflow's receive queue, its data is already below the data-level ack
+ *   and is dropped as a duplicate (``MPTcpExtDuplicateData``), so the
+ *   application never sees a byte twice or out of order.
+ *
+ * When it skips
+ *   It counts ``FusoRcvOfoSkip`` and leaves the segment to TCP alone when
+ *   DSS checksums are on (a part of a mapping cannot be checksummed),
+ *   after fallback, while the subflow closes, before the connection can
+ *   send DATA_ACKs, when the segment carries no mapping (RFC 8684 lets a
+ *   mapping ride on an earlier segment only), an infinite one or one that
+ *   does not cover the whole segment, when the data is already there or
+ *   beyond the announced window, and when the MPTCP receive buffer has no
+ *   room for the clone.  Then TCP delivers the data later, as without
+ *   FUSO.
+ *
+ * Cost
+ *   While the subflow hole lasts, the clone is charged to the MPTCP socket
+ *   and the original to the subflow: a bounded double charge of receive
+ *   memory.  A cloned segment cannot be merged into by TCP's out-of-order
+ *   coalescing, so the subflow's out-of-order queue may hold more, smaller
+ *   entries.
  */
 
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/math64.h>
 #include <linux/random.h>
-#include <linux/slab.h>
-#include <linux/sysctl.h>
 #include <net/net_namespace.h>
-#include <net/netns/generic.h>
 #include <net/tcp.h>
 #include <kunit/visibility.h>
 
@@ -157,195 +284,23 @@
 #include "fuso.h"
 #include <trace/events/mptcp.h>
 
-struct mptcp_fuso_pernet {
-#ifdef CONFIG_SYSCTL
-	struct ctl_table_header *ctl_hdr;
-#endif
-	u8 mode;
-	u8 alpha;
-	u8 beta;
-	u8 rules;
-};
-
-static unsigned int mptcp_fuso_pernet_id __read_mostly;
-
-static struct mptcp_fuso_pernet *mptcp_fuso_get_pernet(const struct net *net)
-{
-	return net_generic(net, mptcp_fuso_pernet_id);
-}
-
-/* Lockless: the sysctls may change at any time; callers snapshot them. */
-u8 mptcp_fuso_mode(const struct net *net)
-{
-	return READ_ONCE(mptcp_fuso_get_pernet(net)->mode);
-}
-
-u8 mptcp_fuso_alpha(const struct net *net)
-{
-	return READ_ONCE(mptcp_fuso_get_pernet(net)->alpha);
-}
-
-u8 mptcp_fuso_beta(const struct net *net)
-{
-	return READ_ONCE(mptcp_fuso_get_pernet(net)->beta);
-}
-
-u8 mptcp_fuso_rules(const struct net *net)
-{
-	return READ_ONCE(mptcp_fuso_get_pernet(net)->rules);
-}
-
-static void mptcp_fuso_set_defaults(struct mptcp_fuso_pernet *pernet)
-{
-	pernet->mode = 0;
-	pernet->alpha = MPTCP_FUSO_WEIGHT_DEFAULT;
-	pernet->beta = MPTCP_FUSO_WEIGHT_DEFAULT;
-	pernet->rules = MPTCP_FUSO_RULES_DEFAULT;
-}
-
 /* Guard hook R in tcp_data_queue() and the sender's hooks in sendmsg and
  * the ACK path: each is enabled the first time any netns or socket
  * (MPTCP_FUSO) sets MPTCP_FUSO_RX or MPTCP_FUSO_TX, and never disabled
  * (connections keep their mode snapshot).  Until then a kernel with FUSO
  * built in runs a few NOPs per ACK, per sendmsg and per received segment.
- * Process context: static_branch_enable() may sleep.
+ * Process context: static_branch_enable() may sleep.  The knobs live in
+ * struct mptcp_pernet (ctrl.c); net.mptcp.fuso's handler calls this.
  */
 DEFINE_STATIC_KEY_FALSE(mptcp_fuso_rx_key);
 DEFINE_STATIC_KEY_FALSE(mptcp_fuso_tx_key);
 
-static void mptcp_fuso_enable_keys(u8 mode)
+void mptcp_fuso_enable_keys(u8 mode)
 {
 	if (mode & MPTCP_FUSO_RX)
 		static_branch_enable(&mptcp_fuso_rx_key);
 	if (mode & MPTCP_FUSO_TX)
 		static_branch_enable(&mptcp_fuso_tx_key);
-}
-
-#ifdef CONFIG_SYSCTL
-static int mptcp_fuso_mode_handler(const struct ctl_table *table, int write,
-				   void *buffer, size_t *lenp, loff_t *ppos)
-{
-	int ret = proc_dou8vec_minmax(table, write, buffer, lenp, ppos);
-	u8 mode;
-
-	if (ret || !write)
-		return ret;
-	mode = READ_ONCE(*(u8 *)table->data);
-	mptcp_fuso_enable_keys(mode);
-	return 0;
-}
-
-static const unsigned int mptcp_fuso_rules_max = MPTCP_FUSO_RULES_MASK;
-
-/* Entries 0..3 are bound to mode, alpha, beta and rules of each netns. */
-VISIBLE_IF_KUNIT const struct ctl_table mptcp_fuso_sysctl_template[] = {
-	{
-		.procname	= "fuso",
-		.maxlen		= sizeof(u8),
-		.mode		= 0644,
-		.proc_handler	= mptcp_fuso_mode_handler,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_THREE,
-	},
-	{
-		.procname	= "fuso_alpha",
-		.maxlen		= sizeof(u8),
-		.mode		= 0644,
-		.proc_handler	= proc_dou8vec_minmax,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_ONE_HUNDRED,
-	},
-	{
-		.procname	= "fuso_beta",
-		.maxlen		= sizeof(u8),
-		.mode		= 0644,
-		.proc_handler	= proc_dou8vec_minmax,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_ONE_HUNDRED,
-	},
-	{
-		.procname	= "fuso_rules",
-		.maxlen		= sizeof(u8),
-		.mode		= 0644,
-		.proc_handler	= proc_dou8vec_minmax,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= (void *)&mptcp_fuso_rules_max,
-	},
-};
-EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_sysctl_template);
-
-VISIBLE_IF_KUNIT const unsigned int mptcp_fuso_sysctl_template_size =
-	ARRAY_SIZE(mptcp_fuso_sysctl_template);
-EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_sysctl_template_size);
-
-static int mptcp_fuso_sysctl_register(struct net *net,
-				      struct mptcp_fuso_pernet *pernet)
-{
-	struct ctl_table *table;
-
-	/* The limits above are spelled as SYSCTL_* constants. */
-	BUILD_BUG_ON(MPTCP_FUSO_MODE_MASK != 3);
-	BUILD_BUG_ON(MPTCP_FUSO_WEIGHT_MAX != 100);
-
-	table = kmemdup(mptcp_fuso_sysctl_template,
-			sizeof(mptcp_fuso_sysctl_template), GFP_KERNEL);
-	if (!table)
-		return -ENOMEM;
-
-	table[0].data = &pernet->mode;
-	table[1].data = &pernet->alpha;
-	table[2].data = &pernet->beta;
-	table[3].data = &pernet->rules;
-
-	pernet->ctl_hdr = register_net_sysctl_sz(net, "net/mptcp", table,
-						 ARRAY_SIZE(mptcp_fuso_sysctl_template));
-	if (!pernet->ctl_hdr) {
-		kfree(table);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static void mptcp_fuso_sysctl_unregister(struct mptcp_fuso_pernet *pernet)
-{
-	const struct ctl_table *table = pernet->ctl_hdr->ctl_table_arg;
-
-	unregister_net_sysctl_table(pernet->ctl_hdr);
-	kfree(table);
-}
-#else
-static int mptcp_fuso_sysctl_register(struct net *net,
-				      struct mptcp_fuso_pernet *pernet)
-{
-	return 0;
-}
-
-static void mptcp_fuso_sysctl_unregister(struct mptcp_fuso_pernet *pernet) {}
-#endif /* CONFIG_SYSCTL */
-
-static int __net_init mptcp_fuso_net_init(struct net *net)
-{
-	struct mptcp_fuso_pernet *pernet = mptcp_fuso_get_pernet(net);
-
-	mptcp_fuso_set_defaults(pernet);
-	return mptcp_fuso_sysctl_register(net, pernet);
-}
-
-static void __net_exit mptcp_fuso_net_exit(struct net *net)
-{
-	mptcp_fuso_sysctl_unregister(mptcp_fuso_get_pernet(net));
-}
-
-static struct pernet_operations mptcp_fuso_pernet_ops = {
-	.init	= mptcp_fuso_net_init,
-	.exit	= mptcp_fuso_net_exit,
-	.id	= &mptcp_fuso_pernet_id,
-	.size	= sizeof(struct mptcp_fuso_pernet),
-};
-
-int __init mptcp_fuso_init(void)
-{
-	return register_pernet_subsys(&mptcp_fuso_pernet_ops);
 }
 
 /* ---- pure parts: the loss metric, the choice of subflows, the watermark */
@@ -728,8 +683,9 @@ static bool mptcp_fuso_congested(struct mptcp_subflow_context *subflow,
  * from before the idle time: scheduling new data or copies against it
  * would give one subflow, say, a whole response that it then sends over
  * several round trips while the other subflows' windows stay unused.
- * This returns the restart's lower bound, min(cwnd, initial window), for
- * such a subflow, and tcp_snd_cwnd() otherwise.
+ *
+ * Return: the restart's lower bound, min(cwnd, initial window), for such a
+ * subflow, and tcp_snd_cwnd() otherwise.
  */
 u32 mptcp_fuso_snd_cwnd(const struct sock *ssk)
 {

@@ -152,11 +152,12 @@ mptcp_sched_window_choose(struct mptcp_sched_window_view *v, u8 rules)
 
 #ifdef CONFIG_MPTCP_FUSO
 
-int __init mptcp_fuso_init(void);
+/* The knobs, in struct mptcp_pernet (ctrl.c); lockless reads */
 u8 mptcp_fuso_mode(const struct net *net);
 u8 mptcp_fuso_alpha(const struct net *net);
 u8 mptcp_fuso_beta(const struct net *net);
 u8 mptcp_fuso_rules(const struct net *net);
+void mptcp_fuso_enable_keys(u8 mode);
 
 u32 mptcp_fuso_snd_cwnd(const struct sock *ssk);
 void mptcp_fuso_init_sock(struct sock *sk);
@@ -222,19 +223,9 @@ bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt, u32 *prot_seq,
 			   u32 mss, u32 *off, u32 *len);
 bool mptcp_fuso_rcv_map(u32 ssn, u32 len, u32 map_ssn, u16 map_len,
 			bool data_fin, u64 map_dsn, u64 *dsn);
-
-struct ctl_table;
-/* The per-netns sysctl template, for the KUnit tests. */
-extern const struct ctl_table mptcp_fuso_sysctl_template[];
-extern const unsigned int mptcp_fuso_sysctl_template_size;
 #endif
 
 #else /* !CONFIG_MPTCP_FUSO */
-
-static inline int mptcp_fuso_init(void)
-{
-	return 0;
-}
 
 static inline void mptcp_fuso_init_sock(struct sock *sk) {}
 static inline void mptcp_fuso_clone(struct sock *nsk,
