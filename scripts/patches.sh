@@ -8,8 +8,9 @@
 #                             patches of patches/series, each with the new
 #                             files it introduces (patches/overlay) added
 #   patches.sh verify DIR     apply OUTDIR=DIR to a fresh pristine tree with
-#                             git am and build every commit (FUSO=y), then
-#                             the last one with FUSO=n
+#                             git am and build every commit, with FUSO=y
+#                             and =n (before CONFIG_MPTCP_FUSO exists,
+#                             without it)
 #   patches.sh checkpatch DIR checkpatch --strict on every patch of DIR
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -58,8 +59,29 @@ cmd_series() { # OUTDIR
 	done < <(overlay_entries)
 	rm -rf "$out"
 	mkdir -p "$out"
-	git -C "$work" format-patch -q --zero-commit --no-signature --filename-max-length=100 -o "$out" base..HEAD
-	log "wrote $(ls "$out" | wc -l) git am-able patches to $out"
+	git -C "$work" format-patch -q --zero-commit --no-signature --filename-max-length=100 \
+		--cover-letter -o "$out" base..HEAD
+	cover_letter "$out/0000-cover-letter.patch"
+	log "wrote $(ls "$out"/*.patch | grep -vc "/0000-cover-letter\\.patch$") git am-able patches and a cover letter to $out"
+}
+
+# cover_letter FILE: put patches/cover-letter (subject, blank line, body)
+# in place of format-patch's *** SUBJECT HERE *** and *** BLURB HERE ***
+cover_letter() {
+	local f=$1 src=$TOP/patches/cover-letter
+	[ -s "$src" ] || die "no $src: the cover letter's subject and text"
+	grep -q '\*\*\* SUBJECT HERE \*\*\*' "$f" && grep -q '\*\*\* BLURB HERE \*\*\*' "$f" ||
+		die "$f has no *** SUBJECT HERE *** / *** BLURB HERE *** to fill in"
+	python3 - "$f" "$src" <<'PY' || die "could not fill in the cover letter $f"
+import sys
+f, src = sys.argv[1], sys.argv[2]
+text = open(src).read().rstrip("\n")
+subject, _, body = text.partition("\n\n")
+s = open(f).read()
+s = s.replace("*** SUBJECT HERE ***", subject.strip(), 1)
+s = s.replace("*** BLURB HERE ***", body.strip(), 1)
+open(f, "w").write(s)
+PY
 }
 
 cmd_checkpatch() { # DIR
@@ -67,6 +89,8 @@ cmd_checkpatch() { # DIR
 	dir=$(cd "$dir" && pwd) || die "no directory $1"
 	"$TOP/scripts/base-tree.sh" base
 	for p in "$dir"/*.patch; do
+		# the cover letter is no patch (no diff, no Signed-off-by)
+		[ "$(basename "$p")" != 0000-cover-letter.patch ] || continue
 		# Two checks are false positives here: FILE_PATH_CHANGES only
 		# asks whether MAINTAINERS needs an update (net/mptcp/ is
 		# covered by the MPTCP entry), and EMBEDDED_FILENAME fires on
@@ -84,14 +108,14 @@ cmd_checkpatch() { # DIR
 		fi
 	done
 	[ "$bad" = 0 ] || die "checkpatch --strict is not clean"
-	log "checkpatch --strict: $(ls "$dir"/*.patch | wc -l) patches clean"
+	log "checkpatch --strict: $(ls "$dir"/*.patch | grep -vc '/0000-cover-letter\.patch$') patches clean"
 }
 
 cmd_verify() { # DIR
 	local dir=${1:?verify needs a directory} tree=$BUILD/series-check c n i=0
 	dir=$(cd "$dir" && pwd)
 	"$TOP/scripts/base-tree.sh" pristine "$tree"
-	git_q -C "$tree" am -q "$dir"/*.patch ||
+	git_q -C "$tree" am -q $(ls "$dir"/*.patch | grep -v '/0000-cover-letter\.patch$') ||
 		die "the series in $dir does not apply to the pristine base tree with git am"
 	n=$(git -C "$tree" rev-list --count base..HEAD)
 	log "series applies to the pristine tree; building each of its $n commits"
@@ -108,10 +132,12 @@ cmd_verify() { # DIR
 		fi
 		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" ||
 			die "commit $i/$n of the series does not build"
+		# and without it: every patch must leave =n building (the
+		# last of these builds is the one nofuso_check boots)
+		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso ||
+			die "commit $i/$n of the series does not build with CONFIG_MPTCP_FUSO=n"
 	done
-	"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso ||
-		die "the series does not build with CONFIG_MPTCP_FUSO=n"
-	log "every commit of the series builds; FUSO=n builds"
+	log "every commit of the series builds, with CONFIG_MPTCP_FUSO=y and =n"
 }
 
 case "${1:-}" in

@@ -122,7 +122,8 @@
  *
  * The sender above is the paper's, ``net.mptcp.fuso_rules=0``.  Each bit
  * of ``net.mptcp.fuso_rules`` adds a rule beyond the paper; the default,
- * 15, enables all of them but ``SCHED_CAUTIOUS``.
+ * 15, enables these four.  Bit 4 (16), ``SCHED_CAUTIOUS``, is not a copy
+ * rule: it belongs to the ``window`` scheduler (sched.c).
  *
  * ``CAUTIOUS`` (1)
  *   no copy onto a subflow in CWR, Recovery or Loss, or that was there
@@ -149,27 +150,6 @@
  *   a retransmission of protected data may be lost as well (the paper's
  *   retransmission-loss case): each one is copied once more, tracked by a
  *   second watermark, ``fuso_rtx_prot``.
- * ``SCHED_CAUTIOUS`` (16)
- *   not a copy rule: it is for the ``window`` scheduler's new data
- *   (``mptcp_sched_window_choose()``), and it applies with
- *   ``net.mptcp.fuso=0`` too.  Once a subflow is in CWR (an ECN echo: a
- *   queue on its path is filling), subflows in CWR get no new data while a
- *   calm one (Open, Disorder) exists, and when none is calm, only the
- *   subflow with the largest window does.  Spread over every subflow, a
- *   connection backs off by a fraction of its window per echo instead of
- *   by half, and each small window loses its whole flight to the overflow
- *   and waits for a timeout (incast).  Losses alone do not engage the
- *   rule: a subflow in loss recovery that gets no new data cannot tell by
- *   RACK that a retransmission was lost, and waits for a timeout; a first
- *   version that also held back recovering subflows raised the p99 under
- *   bursty loss from 1.08 to 3.79 ms.  Off by default: in the FUSO
- *   benchmark (6 paired replications) it brings the 30-sender incast's
- *   mean from 1.26 to 1.01 times TCP's, but raises FUSO's p99 under bursty
- *   loss on one path from 1.08 to 2.11 ms and its share of queries that
- *   wait for a timeout from 0.1 to 0.3 %: some ECN echoes come in that
- *   load too, and a subflow held back then cannot recover its losses
- *   without a timeout.  Turn it on (``fuso_rules=31``) where incast
- *   matters more than random loss.
  *
  * Every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured
@@ -212,65 +192,6 @@
  *   which gave it up already.
  */
 
-/**
- * DOC: FUSO receiver
- *
- * A copy fills a data-level hole, but the data that the lossy subflow
- * delivered *after* its own hole waits in that subflow's TCP out-of-order
- * queue until TCP repairs the subflow hole, at least one more round trip
- * on the lossy path.  And a copy sent on the same subflow as its victim is
- * itself out of order there.  At the data level that data is in order all
- * along.  So, with ``net.mptcp.fuso`` bit 1, when a segment is about to
- * enter a subflow's out-of-order queue, ``mptcp_fuso_rcv_ofo()`` also
- * queues a clone of it at the data level.
- *
- * Where (hook R)
- *   ``tcp_data_queue()`` calls ``mptcp_fuso_rcv_ofo()`` right before
- *   ``tcp_data_queue_ofo()``, for a data segment that passed every TCP
- *   sequence and window check.  Calling it afterwards would race with TCP
- *   coalescing or freeing the segment.  The call is behind a static key
- *   that is switched on the first time any namespace (or socket, through
- *   ``MPTCP_FUSO``) sets bit 1, and never off, so it costs a patched-out
- *   branch until then, and nothing with ``CONFIG_MPTCP_FUSO=n``.
- *
- * What
- *   A clone of the segment (the payload is shared, not copied) goes into
- *   the MPTCP socket at its data sequence number: the start of the DSS
- *   mapping carried by that very segment, plus the segment's offset inside
- *   that mapping, which matters for segments 2..n of a TSO mapping.  It
- *   takes the same path as in-order subflow data: in sequence into the
- *   receive queue, or into the MPTCP out-of-order queue, with duplicates
- *   dropped, receive memory charged to the MPTCP socket and the reader
- *   woken when the data-level ack moves.
- *
- * What does not change
- *   The original segment continues into TCP unchanged: TCP ACKs, SACKs
- *   and recovers the subflow exactly as before, and subflow-level ACKs and
- *   congestion control do not change (the paper's rule).  When TCP later
- *   repairs the subflow hole and the original reaches the head of the
- *   subflow's receive queue, its data is already below the data-level ack
- *   and is dropped as a duplicate (``MPTcpExtDuplicateData``), so the
- *   application never sees a byte twice or out of order.
- *
- * When it skips
- *   It counts ``FusoRcvOfoSkip`` and leaves the segment to TCP alone when
- *   DSS checksums are on (a part of a mapping cannot be checksummed),
- *   after fallback, while the subflow closes, before the connection can
- *   send DATA_ACKs, when the segment carries no mapping (RFC 8684 lets a
- *   mapping ride on an earlier segment only), an infinite one or one that
- *   does not cover the whole segment, when the data is already there or
- *   beyond the announced window, and when the MPTCP receive buffer has no
- *   room for the clone.  Then TCP delivers the data later, as without
- *   FUSO.
- *
- * Cost
- *   While the subflow hole lasts, the clone is charged to the MPTCP socket
- *   and the original to the subflow: a bounded double charge of receive
- *   memory.  A cloned segment cannot be merged into by TCP's out-of-order
- *   coalescing, so the subflow's out-of-order queue may hold more, smaller
- *   entries.
- */
-
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/math64.h>
@@ -284,24 +205,12 @@
 #include "fuso.h"
 #include <trace/events/mptcp.h>
 
-/* Guard hook R in tcp_data_queue() and the sender's hooks in sendmsg and
- * the ACK path: each is enabled the first time any netns or socket
- * (MPTCP_FUSO) sets MPTCP_FUSO_RX or MPTCP_FUSO_TX, and never disabled
- * (connections keep their mode snapshot).  Until then a kernel with FUSO
- * built in runs a few NOPs per ACK, per sendmsg and per received segment.
- * Process context: static_branch_enable() may sleep.  The knobs live in
- * struct mptcp_pernet (ctrl.c); net.mptcp.fuso's handler calls this.
+/* Guards the sender's hooks in sendmsg, TCP_CORK and the ACK path;
+ * mptcp_fuso_enable_keys() (ctrl.c) switches it on, for good, the first
+ * time a namespace or a socket enables the sender.  Until then a kernel
+ * with FUSO built in runs a NOP per sendmsg and per ACK.
  */
-DEFINE_STATIC_KEY_FALSE(mptcp_fuso_rx_key);
 DEFINE_STATIC_KEY_FALSE(mptcp_fuso_tx_key);
-
-void mptcp_fuso_enable_keys(u8 mode)
-{
-	if (mode & MPTCP_FUSO_RX)
-		static_branch_enable(&mptcp_fuso_rx_key);
-	if (mode & MPTCP_FUSO_TX)
-		static_branch_enable(&mptcp_fuso_tx_key);
-}
 
 /* ---- pure parts: the loss metric, the choice of subflows, the watermark */
 
@@ -1413,117 +1322,4 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 		mptcp_schedule_work(sk);
 	}
 	MPTCP_INC_STATS(sock_net(sk), MPTCP_MIB_FUSODEFERRED);
-}
-
-/* ---- receiver: subflow-level out-of-order data to the msk */
-
-/**
- * mptcp_fuso_rcv_map - where a received skb lies in its DSS mapping
- * @ssn: the skb's first byte, relative subflow sequence number
- * @len: the skb's payload length
- * @map_ssn: the mapping's first byte, relative subflow sequence number
- * @map_len: the mapping's data-level length, DATA_FIN included
- * @data_fin: the mapping ends with a DATA_FIN
- * @map_dsn: the mapping's first data sequence number, expanded to 64 bits
- * @dsn: the skb's first data sequence number, set on success
- *
- * Return: true if the skb's payload lies entirely inside the mapping's data
- * (the DATA_FIN takes no payload byte).
- */
-VISIBLE_IF_KUNIT bool mptcp_fuso_rcv_map(u32 ssn, u32 len, u32 map_ssn,
-					 u16 map_len, bool data_fin,
-					 u64 map_dsn, u64 *dsn)
-{
-	u32 data_len, off;
-
-	if (!len || map_len <= data_fin)
-		return false;
-	data_len = map_len - data_fin;
-	off = ssn - map_ssn;		/* huge if @ssn is before the map */
-	if (off >= data_len || len > data_len - off)
-		return false;
-	*dsn = map_dsn + off;
-	return true;
-}
-EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_rcv_map);
-
-/**
- * __mptcp_fuso_rcv_ofo - hook R: push a subflow-OOO skb to the data level
- * @ssk: the subflow; its lock is held (softirq or socket backlog)
- * @skb: a data segment about to enter @ssk's TCP out-of-order queue; it
- *	 passed TCP's sequence and window checks and its header is pulled
- *
- * Called right before tcp_data_queue_ofo(), which may coalesce or free
- * @skb, so nothing here keeps a reference to @skb itself: a clone goes to
- * the msk and @skb continues into TCP unchanged.
- */
-void __mptcp_fuso_rcv_ofo(struct sock *ssk, struct sk_buff *skb)
-{
-	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
-	struct sock *sk = subflow->conn;
-	struct mptcp_sock *msk = mptcp_sk(sk);
-	const struct mptcp_ext *mpext;
-	struct sk_buff *clone;
-	bool has_rxtstamp;
-	u64 ack, dsn;
-	int rbuf;
-
-	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_RX) || !skb->len)
-		return;
-
-	/* the subflow goes away (mptcp_data_ready() bails out too), the
-	 * mapping cannot be checksummed until the whole of it is in order,
-	 * or there are no data-level sequence numbers to trust
-	 */
-	if (unlikely(subflow->closing) || READ_ONCE(msk->csum_enabled) ||
-	    __mptcp_check_fallback(msk) || !READ_ONCE(msk->can_ack))
-		goto skip;
-
-	/* attached by mptcp_incoming_options(); not validated yet, hence the
-	 * checks below.  A missing map (sent on an earlier segment only) or
-	 * an infinite one gives nothing to go by.
-	 */
-	mpext = mptcp_get_ext(skb);
-	if (!mpext || !mpext->use_map || mpext->mpc_map || !mpext->data_len ||
-	    !skb_frags_readable(skb))
-		goto skip;
-
-	ack = READ_ONCE(msk->ack_seq);
-	if (!mptcp_fuso_rcv_map(TCP_SKB_CB(skb)->seq - subflow->ssn_offset,
-				skb->len, mpext->subflow_seq, mpext->data_len,
-				mpext->data_fin,
-				mptcp_expand_seq(ack, mpext->data_seq,
-						 mpext->dsn64), &dsn))
-		goto skip;
-
-	/* nothing new, or beyond the window we announced */
-	if (!after64(dsn + skb->len, ack) ||
-	    after64(dsn + skb->len, atomic64_read(&msk->rcv_wnd_sent)))
-		goto skip;
-
-	/* the clone is charged to the msk while TCP keeps the original */
-	rbuf = max(READ_ONCE(sk->sk_rcvbuf), READ_ONCE(ssk->sk_rcvbuf));
-	if (__mptcp_rmem(sk) + skb->truesize > rbuf)
-		goto skip;
-
-	clone = skb_clone(skb, GFP_ATOMIC);
-	if (!clone)
-		goto skip;
-
-	/* MPTCP_SKB_CB() overlays TCP_SKB_CB() */
-	has_rxtstamp = TCP_SKB_CB(skb)->has_rxtstamp;
-	skb_ext_reset(clone);
-	MPTCP_SKB_CB(clone)->map_seq = dsn;
-	MPTCP_SKB_CB(clone)->end_seq = dsn + skb->len;
-	MPTCP_SKB_CB(clone)->offset = 0;
-	MPTCP_SKB_CB(clone)->has_rxtstamp = has_rxtstamp;
-	MPTCP_SKB_CB(clone)->cant_coalesce = 0;
-
-	MPTCP_INC_STATS(sock_net(ssk), MPTCP_MIB_FUSORCVOFOPUSH);
-	if (mptcp_data_queue_skb(sk, clone))
-		MPTCP_INC_STATS(sock_net(ssk), MPTCP_MIB_FUSORCVOFOINSEQ);
-	return;
-
-skip:
-	MPTCP_INC_STATS(sock_net(ssk), MPTCP_MIB_FUSORCVOFOSKIP);
 }

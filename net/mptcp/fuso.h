@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Multipath TCP: FUSO proactive multi-path loss recovery.
  *
- * The interface between the MPTCP core and net/mptcp/fuso.c.  See the top
- * of fuso.c for the algorithm and Documentation/networking/mptcp-fuso.rst
- * for the knobs and counters.
+ * The interface between the MPTCP core and the sender in net/mptcp/fuso.c.
+ * The knobs' bits are in protocol.h; the design is in fuso.c's DOC:
+ * sections, included by Documentation/networking/mptcp-fuso.rst.
  */
 
 #ifndef __MPTCP_FUSO_H
@@ -19,29 +19,6 @@
 struct net;
 struct sk_buff;
 struct sock;
-
-/* net.mptcp.fuso bits */
-#define MPTCP_FUSO_TX		BIT(0)	/* sender: proactive recovery */
-#define MPTCP_FUSO_RX		BIT(1)	/* receiver: subflow-OOO push */
-#define MPTCP_FUSO_MODE_MASK	(MPTCP_FUSO_TX | MPTCP_FUSO_RX)
-
-/* net.mptcp.fuso_rules bits: FUSO beyond the paper, see fuso.c; 0 is the
- * paper's sender
- */
-#define MPTCP_FUSO_RULE_CAUTIOUS	BIT(0)	/* no copy onto a congested subflow */
-#define MPTCP_FUSO_RULE_TARGETED	BIT(1)	/* tails at once, the rest on evidence */
-#define MPTCP_FUSO_RULE_CLEAN_PATH	BIT(2)	/* an unused subflow counts as clean */
-#define MPTCP_FUSO_RULE_PROTECT_RTX	BIT(3)	/* copy retransmissions once too */
-#define MPTCP_FUSO_RULE_SCHED_CAUTIOUS	BIT(4)	/* "window": ECN, back off as one flow */
-#define MPTCP_FUSO_RULES_MASK		GENMASK(4, 0)
-/* all but SCHED_CAUTIOUS: it trades the tail under bursty loss for the
- * mean in incast (Documentation/networking/mptcp-fuso.rst)
- */
-#define MPTCP_FUSO_RULES_DEFAULT	GENMASK(3, 0)
-
-/* net.mptcp.fuso_alpha / fuso_beta: weights in percent */
-#define MPTCP_FUSO_WEIGHT_MAX		100
-#define MPTCP_FUSO_WEIGHT_DEFAULT	50
 
 /* The loss metric C_l is a Q16 fixed-point number: MPTCP_FUSO_ONE is a
  * loss rate of 1.  C_l <= 2 * MPTCP_FUSO_ONE for any counters and weights;
@@ -88,76 +65,7 @@ static inline u32 mptcp_fuso_room(u32 cwnd, u32 in_flight, u32 queued, u32 mss)
 	return min_t(u64, room - queued, U32_MAX);
 }
 
-/* The "window" scheduler's view of one class of subflows (regular or
- * backup): a candidate is the best subflow so far for one purpose.
- */
-struct mptcp_sched_window_cand {
-	void	*subflow;	/* struct mptcp_subflow_context, or NULL */
-	u32	room;		/* bytes it may take now */
-	u32	key;		/* lowest wins: srtt, or U32_MAX - cwnd */
-	u8	fits:1,		/* room for the next segment */
-		busy:1;		/* has packets out: an ACK or RTO will come */
-};
-
-struct mptcp_sched_window_view {
-	struct mptcp_sched_window_cand	fast;	/* lowest RTT, with room */
-	struct mptcp_sched_window_cand	uncut;	/* as fast, not in CWR */
-	struct mptcp_sched_window_cand	anchor;	/* largest cwnd, room or not */
-	u8	any_calm:1,	/* some subflow is not answering congestion */
-		any_cwr:1;	/* some subflow is in CWR: an ECN echo */
-};
-
-/**
- * mptcp_sched_window_choose - where the "window" scheduler sends new data
- * @v: the class's subflows, as mptcp_sched_window_get_subflow() saw them
- * @rules: the connection's net.mptcp.fuso_rules
- *
- * The fastest subflow with room: a short response leaves on every
- * subflow's window at once.  With MPTCP_FUSO_RULE_SCHED_CAUTIOUS, once a
- * subflow is in CWR (it cut its window for an ECN echo: a queue on its
- * path is filling), the connection backs off as one flow would:
- *
- * - a subflow in CWR gets no new data while a calm one (Open, Disorder)
- *   exists;
- * - when none is calm, only the subflow with the largest window gets new
- *   data.
- *
- * Spread over every subflow, a connection would back off by a fraction of
- * its window per echo instead of by half, and each small window would lose
- * its whole flight to the overflow and wait for a timeout (incast).
- * Losses alone (Recovery, Loss) do not engage the rule: under random or
- * bursty loss the recovering subflows keep getting new data, whose
- * delivery is what lets RACK see that a retransmission was lost without a
- * timeout.  Waiting is safe: a candidate without room has data in flight,
- * and its ACK or timeout runs the scheduler again; an anchor that can
- * neither send nor expect an ACK is passed over.
- *
- * Return: the candidate to send on, or NULL to wait for an ACK.
- */
-static inline struct mptcp_sched_window_cand *
-mptcp_sched_window_choose(struct mptcp_sched_window_view *v, u8 rules)
-{
-	struct mptcp_sched_window_cand *c = &v->fast;
-
-	if (v->any_cwr && (rules & MPTCP_FUSO_RULE_SCHED_CAUTIOUS)) {
-		if (v->any_calm)
-			c = &v->uncut;
-		else if (v->anchor.subflow && v->anchor.fits)
-			c = &v->anchor;
-		else if (v->anchor.subflow && v->anchor.busy)
-			return NULL;
-	}
-	return c->subflow ? c : NULL;
-}
-
 #ifdef CONFIG_MPTCP_FUSO
-
-/* The knobs, in struct mptcp_pernet (ctrl.c); lockless reads */
-u8 mptcp_fuso_mode(const struct net *net);
-u8 mptcp_fuso_alpha(const struct net *net);
-u8 mptcp_fuso_beta(const struct net *net);
-u8 mptcp_fuso_rules(const struct net *net);
-void mptcp_fuso_enable_keys(u8 mode);
 
 u32 mptcp_fuso_snd_cwnd(const struct sock *ssk);
 void mptcp_fuso_init_sock(struct sock *sk);
@@ -206,10 +114,6 @@ static inline void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 		__mptcp_fuso_ack_event(sk, ssk);
 }
 
-/* hook R, see include/net/mptcp.h */
-DECLARE_STATIC_KEY_FALSE(mptcp_fuso_rx_key);
-void __mptcp_fuso_rcv_ofo(struct sock *ssk, struct sk_buff *skb);
-
 #if IS_ENABLED(CONFIG_KUNIT)
 /* The pure parts of the sender, for the KUnit tests; static without KUnit */
 u32 mptcp_fuso_cost(u32 segs, u32 rtx, u32 segs_at_rtx, u8 alpha, u8 beta);
@@ -221,8 +125,6 @@ bool mptcp_fuso_evident(u8 rules, u8 sacked, u32 seq, u32 hs, u64 dsn,
 bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt, u32 *prot_seq,
 			   u32 seq, u32 end, u32 map_seq, u32 map_len,
 			   u32 mss, u32 *off, u32 *len);
-bool mptcp_fuso_rcv_map(u32 ssn, u32 len, u32 map_ssn, u16 map_len,
-			bool data_fin, u64 map_dsn, u64 *dsn);
 #endif
 
 #else /* !CONFIG_MPTCP_FUSO */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KUnit tests for FUSO (net/mptcp/fuso.c). */
+/* KUnit tests for FUSO (net/mptcp/fuso.c, its receiver and scheduler). */
 
 #include <kunit/test.h>
 #include <linux/limits.h>
 #include <net/tcp.h>
 
+#include "protocol.h"
 #include "fuso.h"
 
 /* ---- C_l */
