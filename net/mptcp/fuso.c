@@ -56,9 +56,9 @@
  * copies of data that may have been lost.
  *
  * Upstream's default scheduler hands a subflow up to 64 KB whatever its
- * window, so the last condition comes late; the ``window`` scheduler
- * (sched.c) hands out new data only as far as each subflow's window has
- * room, as MPTCP v0.90, the paper's base, did.
+ * window, so the last condition can come one or more round trips after the
+ * application's last write; MPTCP v0.90, the paper's base, handed out new
+ * data only as far as each subflow's window had room.
  *
  * Two triggers check for this state:
  *
@@ -122,8 +122,7 @@
  *
  * The sender above is the paper's, ``net.mptcp.fuso_rules=0``.  Each bit
  * of ``net.mptcp.fuso_rules`` adds a rule beyond the paper; the default,
- * 15, enables these four.  Bit 4 (16), ``SCHED_CAUTIOUS``, is not a copy
- * rule: it belongs to the ``window`` scheduler (sched.c).
+ * 15, enables these four.
  *
  * ``CAUTIOUS`` (1)
  *   no copy onto a subflow in CWR, Recovery or Loss, or that was there
@@ -492,10 +491,10 @@ void mptcp_fuso_clone(struct sock *nsk, const struct sock *listener)
 	}
 }
 
-/* setsockopt(SOL_MPTCP, MPTCP_FUSO): this connection's mode, 0..3 as
- * net.mptcp.fuso, in place of the namespace's; on a listener, also that of
- * the connections it accepts from now on.  It takes effect at once: the
- * hooks read the mode locklessly, and a sender switched on mid-response
+/* setsockopt(SOL_MPTCP, MPTCP_FUSO): this connection's mode, any value
+ * net.mptcp.fuso takes, in place of the namespace's; on a listener, also
+ * that of the connections it accepts from now on.  It takes effect at once:
+ * the hooks read the mode locklessly, and a sender switched on mid-response
  * protects what it sends next.
  */
 int mptcp_fuso_set_mode(struct mptcp_sock *msk, int mode)

@@ -10,14 +10,10 @@
 #define __MPTCP_FUSO_H
 
 #include <linux/bits.h>
-#include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/limits.h>
-#include <linux/minmax.h>
 #include <linux/types.h>
 
-struct net;
-struct sk_buff;
 struct sock;
 
 /* The loss metric C_l is a Q16 fixed-point number: MPTCP_FUSO_ONE is a
@@ -42,28 +38,6 @@ struct mptcp_fuso_cand {
 		active:1,	/* usable for data (mptcp_subflow_active()) */
 		backup:1;	/* backup subflow: best only if no other is active */
 };
-
-/**
- * mptcp_fuso_room - free congestion window of a subflow, in bytes
- * @cwnd: tcp_snd_cwnd()
- * @in_flight: tcp_packets_in_flight()
- * @queued: bytes written to the subflow and not sent yet
- * @mss: the subflow's mss_cache
- *
- * Return: what the subflow could send now beyond what it already holds:
- * (cwnd - in_flight) * mss - queued, or 0.
- */
-static inline u32 mptcp_fuso_room(u32 cwnd, u32 in_flight, u32 queued, u32 mss)
-{
-	u64 room;
-
-	if (in_flight >= cwnd)
-		return 0;
-	room = (u64)(cwnd - in_flight) * mss;
-	if (room <= queued)
-		return 0;
-	return min_t(u64, room - queued, U32_MAX);
-}
 
 #ifdef CONFIG_MPTCP_FUSO
 

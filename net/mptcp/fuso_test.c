@@ -235,17 +235,17 @@ static void mptcp_fuso_test_evident(struct kunit *test)
 static void mptcp_fuso_test_room(struct kunit *test)
 {
 	/* free cwnd in bytes, less what the subflow holds unsent */
-	KUNIT_EXPECT_EQ(test, 6000U, mptcp_fuso_room(10, 4, 0, 1000));
-	KUNIT_EXPECT_EQ(test, 3500U, mptcp_fuso_room(10, 4, 2500, 1000));
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(10, 4, 6000, 1000));
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(10, 4, 9000, 1000));
+	KUNIT_EXPECT_EQ(test, 6000U, mptcp_sched_room(10, 4, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 3500U, mptcp_sched_room(10, 4, 2500, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 4, 6000, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 4, 9000, 1000));
 	/* no room, or more in flight than cwnd after a cut */
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(10, 10, 0, 1000));
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(2, 10, 0, 1000));
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_fuso_room(10, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 10, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(2, 10, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 0, 0, 0));
 	/* no overflow */
-	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_fuso_room(U32_MAX, 0, 0, 65535));
-	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_fuso_room(U32_MAX, 0, 65535, 65535));
+	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_sched_room(U32_MAX, 0, 0, 65535));
+	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_sched_room(U32_MAX, 0, 65535, 65535));
 }
 
 static void fuso_test_cong_control(struct sock *sk, u32 ack, int flag,
