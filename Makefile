@@ -11,8 +11,8 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug selftests \
-	demo quickstart test test-full test-debug kunit series export check vm-help clean \
+.PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug kernel-kcsan selftests \
+	demo quickstart test test-full test-debug test-kcsan kunit series export check vm-help clean \
 	distclean bench deb
 
 all: deps build quickstart
@@ -46,6 +46,10 @@ kernel-nofuso: deps
 ## kernel-debug x86_64 debug kernel: KASAN, lockdep, kmemleak (scripts/vm --qemu --debug)
 kernel-debug: deps
 	$(S)/build.sh kernel qemu --debug
+
+## kernel-kcsan x86_64 KCSAN kernel: data races (scripts/vm --qemu --kcsan)
+kernel-kcsan: deps
+	$(S)/build.sh kernel qemu --kcsan
 
 ## selftests     build and install the net/mptcp kselftests (with fuso.sh)
 selftests: kernel-qemu
@@ -88,6 +92,10 @@ test-full:
 ## test-debug    the debug kernel (KASAN, lockdep, kmemleak...): fuso.sh and the whole fault suite
 test-debug:
 	$(S)/test.sh --debug
+## test-kcsan    the KCSAN kernel: fuso.sh and the whole fault suite, no data race in
+##               MPTCP or FUSO code (scripts/kcsan-check.py)
+test-kcsan:
+	$(S)/test.sh --kcsan
 
 ## kunit         only the KUnit suites (UML and QEMU)
 kunit:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Configure and build a test kernel (and the MPTCP kselftests).
 #
-#   build.sh kernel TARGET [--tree DIR] [--nofuso] [--debug] [--w1]
+#   build.sh kernel TARGET [--tree DIR] [--nofuso] [--debug|--kcsan] [--w1]
 #   build.sh selftests [--tree DIR]
 #
 # TARGET is qemu (x86_64 microvm guest) or uml (User-Mode Linux).
@@ -9,8 +9,10 @@
 # directory is TREE/.obj-TARGET[-nofuso].  The config is tinyconfig plus
 # the fragments in scripts/config/; a rebuild reuses an up-to-date tree.
 # --debug adds scripts/config/debug.config (KASAN, lockdep, kmemleak; QEMU
-# only) in TREE/.obj-TARGET-debug.  --w1 rebuilds net/mptcp with W=1 and
-# fails on any warning.
+# only) in TREE/.obj-TARGET-debug; --kcsan adds scripts/config/kcsan.config
+# (the concurrency sanitizer, which excludes KASAN; QEMU only) in
+# TREE/.obj-TARGET-kcsan.  --w1 rebuilds net/mptcp with W=1 and fails on
+# any warning.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +21,7 @@ target=
 tree=$SRC
 fuso=y
 debug=
+kcsan=
 w1=
 case "$cmd" in kernel) target=${1:-}; shift || true ;; esac
 while [ $# -gt 0 ]; do
@@ -26,6 +29,7 @@ while [ $# -gt 0 ]; do
 	--tree) tree=$(cd "$2" && pwd); shift ;;
 	--nofuso) fuso=n ;;
 	--debug) debug=1 ;;
+	--kcsan) kcsan=1 ;;
 	--w1) w1=1 ;;
 	*) die "build.sh: unknown argument '$1'" ;;
 	esac
@@ -35,6 +39,7 @@ done
 obj_name() {
 	local n=$target
 	[ -n "$debug" ] && n=$n-debug
+	[ -n "$kcsan" ] && n=$n-kcsan
 	[ "$fuso" = y ] || n=$n-nofuso
 	echo "$n"
 }
@@ -54,6 +59,7 @@ fragments() {
 	echo "$cfg/common.config" "$cfg/$target.config"
 	[ "$fuso" = y ] && echo "$cfg/fuso.config" || echo "$cfg/nofuso.config"
 	[ -z "$debug" ] || echo "$cfg/debug.config"
+	[ -z "$kcsan" ] || echo "$cfg/kcsan.config"
 }
 
 # Every option a fragment asks for must be in the final .config as asked.
@@ -109,12 +115,14 @@ build_kernel() {
 	[ "$tree" = "$SRC" ] && "$TOP/scripts/base-tree.sh" src
 	[ -f "$tree/Makefile" ] || die "no kernel tree at $tree"
 	[ -z "$debug" ] || [ "$target" = qemu ] || die "the debug kernel is for QEMU only (KASAN does not run under UML here)"
+	[ -z "$kcsan" ] || [ "$target" = qemu ] || die "the KCSAN kernel is for QEMU only (UML has no KCSAN)"
+	[ -z "$debug" ] || [ -z "$kcsan" ] || die "--debug and --kcsan are two kernels: KCSAN excludes KASAN"
 	obj=$(obj_dir "$tree" "$(obj_name)")
 	configure "$obj"
 	setup_ccache
 	args=$(kmake_args "$target")
 	t0=$(date +%s)
-	log "building $target kernel (FUSO=$fuso${debug:+, debug}) in $obj, -j$(jobs)"
+	log "building $target kernel (FUSO=$fuso${debug:+, debug}${kcsan:+, KCSAN}) in $obj, -j$(jobs)"
 	local goal=bzImage
 	[ "$target" = uml ] && goal=linux
 	# shellcheck disable=SC2086
@@ -163,5 +171,5 @@ build_selftests() {
 case "$cmd" in
 kernel) [ -n "$target" ] || die "build.sh kernel needs a target (qemu or uml)"; build_kernel ;;
 selftests) build_selftests ;;
-*) echo "usage: $0 kernel qemu|uml [--tree DIR] [--nofuso] [--debug] [--w1] | selftests" >&2; exit 2 ;;
+*) echo "usage: $0 kernel qemu|uml [--tree DIR] [--nofuso] [--debug|--kcsan] [--w1] | selftests" >&2; exit 2 ;;
 esac

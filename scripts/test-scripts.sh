@@ -60,6 +60,34 @@ expect "vm --qemu --nofuso: make kernel-nofuso" 1 \
 	"$TOP/scripts/vm" --qemu --nofuso -- true
 expect "vm --uml: make kernel-uml" 1 'no uml kernel .*\(make kernel-uml\)' \
 	"$TOP/scripts/vm" --uml -- true
+expect "vm --qemu --kcsan: make kernel-kcsan" 1 \
+	'no qemu-kcsan kernel .*\(make kernel-kcsan\)' \
+	"$TOP/scripts/vm" --qemu --kcsan -- true
+expect "vm --uml --kcsan: QEMU only" 1 'vm: --kcsan needs --qemu' \
+	"$TOP/scripts/vm" --uml --kcsan -- true
+expect "vm --debug --kcsan: two kernels" 1 'vm: --debug and --kcsan are two kernels' \
+	"$TOP/scripts/vm" --qemu --debug --kcsan -- true
+
+# --- scripts/kcsan-check.py: sorts KCSAN reports, fails on MPTCP's ---
+cat >"$T/kcsan.log" <<'KLOG'
+----- kernel log (reports found) -----
+[    9.000000] ==================================================================
+[    9.000001] BUG: KCSAN: data-race in tcp_ack / mptcp_fuso_best_may
+[    9.000003] write to 0xffff888003a0c8a0 of 4 bytes by interrupt on cpu 1:
+[    9.000004]  tcp_ack+0x1f2/0x2d30
+[    9.000007] read to 0xffff888003a0c8a0 of 4 bytes by task 77 on cpu 0:
+[    9.000008]  mptcp_fuso_best_may+0x51/0x1a0
+[    9.000015] ==================================================================
+KLOG
+sed -e 's/ \/ mptcp_fuso_best_may//' -e '/mptcp_fuso_best_may/d' "$T/kcsan.log" >"$T/kcsan-other.log"
+"$TOP/scripts/kcsan-check.py" "$T/kcsan.log" >"$T/out" 2>&1
+check "kcsan-check: a race in FUSO code fails" test $? = 1
+check "... and is named" grep -q '\[FUSO\] data-race in tcp_ack / mptcp_fuso_best_may' "$T/out"
+"$TOP/scripts/kcsan-check.py" "$T/kcsan-other.log" >"$T/out" 2>&1
+check "kcsan-check: a race elsewhere is listed, not failed" test $? = 0
+check "... and is named" grep -q '\[other\] data-race in tcp_ack' "$T/out"
+"$TOP/scripts/kcsan-check.py" "$T/no-such.log" >"$T/out" 2>&1
+check "kcsan-check: a missing log fails" test $? = 1
 
 # --- scripts/vm: UML's guest memory needs room in /dev/shm ---
 mkdir -p "$T/shm"

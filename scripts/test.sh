@@ -10,6 +10,8 @@
 #                       (make test-full)
 #   test.sh --debug     the debug kernel: fuso.sh and the whole fault suite
 #                       (make test-debug)
+#   test.sh --kcsan     the KCSAN kernel: fuso.sh and the whole fault suite,
+#                       no data race in MPTCP or FUSO code (make test-kcsan)
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -69,7 +71,9 @@ kunit() { # TARGET
 }
 
 # kselftest TARGET TEST [VAR=VALUE...]: one selftest through the kselftest
-# runner; TARGET is uml, qemu or debug (the debug kernel under QEMU), and
+# runner; TARGET is uml, qemu, debug (the debug kernel under QEMU) or kcsan
+# (the KCSAN kernel under QEMU: its data-race reports are sorted by
+# scripts/kcsan-check.py, which fails on those in MPTCP or FUSO code), and
 # VM_OPTS adds options for scripts/vm.
 kselftest() {
 	local out=$LOGS/kselftest-$1-$2${KST_TAG:+-$KST_TAG}.out t=$1 name=$2 vmt rc
@@ -77,6 +81,7 @@ kselftest() {
 	[ -x "$KST/run_kselftest.sh" ] || { echo "kselftests not built ($KST)"; return 1; }
 	vmt=(--"$t")
 	[ "$t" = debug ] && vmt=(--qemu --debug)
+	[ "$t" = kcsan ] && vmt=(--qemu --kcsan --allow-splat)
 	# shellcheck disable=SC2086 # VM_OPTS is an option list
 	(cd "$KST" && "$TOP/scripts/vm" "${vmt[@]}" ${VM_OPTS:-} --log "$out" -- \
 		env SELFTESTS_MPTCP_LIB_EXPECT_ALL_FEATURES=1 "$@" \
@@ -86,6 +91,11 @@ kselftest() {
 	# kernel report (a WARNING during the boot's KUnit run once passed
 	# this way) and on a timeout.
 	if "$TOP/scripts/ktap-check.py" kselftest "$out" "$name"; then
+		if [ "$t" = kcsan ]; then
+			"$TOP/scripts/kcsan-check.py" "$out" && [ $rc = 0 ] && return 0
+			echo "FAIL: a data race in MPTCP or FUSO code, another kernel report, or the VM runner exited $rc"
+			return 1
+		fi
 		[ $rc = 0 ] && return 0
 		echo "FAIL: every result passed, but the VM runner exited $rc (a kernel report or a timeout: its first lines above)"
 	fi
@@ -316,6 +326,25 @@ run() {
 		step bench-quick "$TOP/scripts/bench/bench.sh" --quick --out "$BUILD/bench/quick"
 		step bench-repeat bench_repeat
 		;;
+	# The KCSAN kernel (data races; it excludes KASAN, so it is a kernel of
+	# its own): the same parts as the debug step, everything with --kcsan
+	# or --full.  A KCSAN report in MPTCP or FUSO code fails the step
+	# (scripts/kcsan-check.py); one elsewhere in the kernel is listed.
+	kcsan)
+		step build-kcsan "$TOP/scripts/build.sh" kernel qemu --kcsan || return
+		if [ -n "$full" ]; then
+			step fuso.sh-kcsan kselftest kcsan fuso.sh FUSO_TEST_SANITIZER=1
+			step fuso_faults.sh-kcsan kselftest kcsan fuso_faults.sh \
+				FUSO_FAULTS_SLOW=3 FUSO_FAULTS_KCSAN=1
+		else
+			step fuso.sh-kcsan kselftest kcsan fuso.sh FUSO_TEST_IP=4 \
+				FUSO_TEST_PARTS=3 FUSO_TEST_SIZE=128 \
+				FUSO_TEST_SANITIZER=1
+			step fuso_faults.sh-kcsan kselftest kcsan fuso_faults.sh \
+				FUSO_FAULTS_SLOW=3 FUSO_FAULTS_KCSAN=1 \
+				FUSO_FAULTS_CASES="$FAULTS_CI"
+		fi
+		;;
 	series) step series series_check && step nofuso-qemu nofuso_check ;;
 	w1) step w1-net-mptcp "$TOP/scripts/build.sh" kernel qemu --w1 ;;
 	*) die "test.sh: unknown step '$1'" ;;
@@ -328,14 +357,18 @@ full=
 case "${1:-}" in
 --full)
 	full=1
-	steps=(deps scripts build vm quickstart deb kunit fuso faults debug bench upstream series w1 docs)
+	steps=(deps scripts build vm quickstart deb kunit fuso faults debug kcsan bench upstream series w1 docs)
 	;;
 --debug)
 	full=1
 	steps=(deps build debug)
 	;;
+--kcsan)
+	full=1
+	steps=(deps build kcsan)
+	;;
 --*) die "test.sh: unknown option '$1'" ;;
-"") steps=(deps scripts build vm quickstart deb kunit fuso faults debug bench series w1 docs) ;;
+"") steps=(deps scripts build vm quickstart deb kunit fuso faults debug kcsan bench series w1 docs) ;;
 esac
 for s in "${steps[@]}"; do
 	run "$s"
