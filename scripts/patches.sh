@@ -6,7 +6,9 @@
 #                             files stay in this repo (patches/overlay)
 #   patches.sh series OUTDIR  write a git am-able series to OUTDIR: the
 #                             patches of patches/series, each with the new
-#                             files it introduces (patches/overlay) added
+#                             files it introduces (patches/overlay) added,
+#                             and a cover letter; OUTDIR/net/: the base
+#                             fixes alone, as a series for net
 #   patches.sh verify DIR     apply OUTDIR=DIR to a fresh pristine tree with
 #                             git am and build every commit, with FUSO=y
 #                             and =n (before CONFIG_MPTCP_FUSO exists,
@@ -63,12 +65,33 @@ cmd_series() { # OUTDIR
 		--cover-letter -o "$out" base..HEAD
 	cover_letter "$out/0000-cover-letter.patch"
 	log "wrote $(ls "$out"/*.patch | grep -vc "/0000-cover-letter\\.patch$") git am-able patches and a cover letter to $out"
+	net_series "$work" "$out/net"
 }
 
-# cover_letter FILE: put patches/cover-letter (subject, blank line, body)
+# net_series TREE OUTDIR: the base fixes, the series' first patches (those
+# with a Fixes: tag, which must all come before the others), once more as
+# a series of their own for net, with patches/cover-letter-net
+net_series() {
+	local work=$1 out=$2 c n=0 last= late
+	for c in $(git -C "$work" rev-list --reverse base..HEAD); do
+		git -C "$work" log -1 --format=%B "$c" | grep -q '^Fixes: ' || break
+		n=$((n + 1))
+		last=$c
+	done
+	late=$(git -C "$work" log --format='%h %s' --grep='^Fixes: ' "${last:-base}..HEAD")
+	[ -z "$late" ] || die "patches with a Fixes: tag must come first (the net series), but these follow FUSO's: $late"
+	[ "$n" -gt 0 ] || return 0
+	git -C "$work" format-patch -q --zero-commit --no-signature --filename-max-length=100 \
+		--cover-letter --subject-prefix="PATCH net" -o "$out" "base..$last"
+	cover_letter "$out/0000-cover-letter.patch" "$TOP/patches/cover-letter-net"
+	log "wrote the $n base fixes as a net series of their own to $out"
+}
+
+# cover_letter FILE [TEXT]: put TEXT (default patches/cover-letter: subject,
+# blank line, body)
 # in place of format-patch's *** SUBJECT HERE *** and *** BLURB HERE ***
-cover_letter() {
-	local f=$1 src=$TOP/patches/cover-letter
+cover_letter() { # FILE [TEXT]
+	local f=$1 src=${2:-$TOP/patches/cover-letter}
 	[ -s "$src" ] || die "no $src: the cover letter's subject and text"
 	grep -q '\*\*\* SUBJECT HERE \*\*\*' "$f" && grep -q '\*\*\* BLURB HERE \*\*\*' "$f" ||
 		die "$f has no *** SUBJECT HERE *** / *** BLURB HERE *** to fill in"
