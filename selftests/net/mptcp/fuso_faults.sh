@@ -58,6 +58,10 @@
 #                      bound, and a divisor of the mid-transfer faults'
 #                      rate: for sanitizer kernels under emulation, where
 #                      starting a program takes most of a second
+#   FUSO_FAULTS_LIMIT  netem's queue limit on every path, in packets
+#                      (default 1000, tc's).  With 250, many-conns fills
+#                      the queues: the reproducer of the TSQ loop that
+#                      froze virtual time (Documentation/testing.md)
 #   FUSO_FAULTS_KCSAN=1  a KCSAN report ("BUG: KCSAN:") does not fail a
 #                      case: on a KCSAN kernel the runner sorts the reports
 #                      afterwards (data races elsewhere in the kernel are
@@ -94,6 +98,11 @@ timeout_poll=$((30 * slow))
 timeout_test=$((90 * slow))
 dump_after=$((20 * slow))
 rate=20mbit
+netem_limit=${FUSO_FAULTS_LIMIT:-1000}
+if [[ ! "${netem_limit}" =~ ^[1-9][0-9]{0,8}$ ]]; then
+	echo "FUSO_FAULTS_LIMIT must be a packet count from 1 to 999999999, not '${netem_limit}'" >&2
+	exit 1
+fi
 tiny_buf=${FUSO_FAULTS_TINY_BUF:-4096}
 MPTCP_LIB_TEST_FORMAT="%02u %-62s"
 
@@ -148,7 +157,7 @@ path_netem()
 
 	shift 2
 	tc -n "${ns}" qdisc replace dev "${dev}" root netem delay 1ms \
-		rate "${rate}" "${@}"
+		rate "${rate}" limit "${netem_limit}" "${@}"
 }
 
 # $1...: netem parameters for path 2, both directions
