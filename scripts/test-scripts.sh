@@ -109,6 +109,17 @@ expect "bench --out on a file" 1 'is not a directory' \
 expect "bench --reps without a value" 1 'bench: --reps needs a value' \
 	"$TOP/scripts/bench/bench.sh" --reps
 
+# --- veth-cost: the same for its --out, and its numbers (no VM started) ---
+expect "veth-cost --out on someone else's directory" 1 'was not made by veth-cost' \
+	"$TOP/scripts/bench/veth-cost.sh" --out "$T/results"
+check "... and the directory is untouched" grep -q keep "$T/results/precious"
+expect "veth-cost --boots without a value" 1 'veth-cost: --boots needs a value' \
+	"$TOP/scripts/bench/veth-cost.sh" --boots
+expect "veth-cost --rounds not a number" 1 'rounds wants a whole number' \
+	"$TOP/scripts/bench/veth-cost.sh" --rounds 2x
+expect "veth-cost --modes without 0 first" 1 'modes wants 0 and then' \
+	"$TOP/scripts/bench/veth-cost.sh" --modes "3 0"
+
 # --- base tree: BASE_PKG_VERSION, KSRC checked before copying, no lost work ---
 # shellcheck disable=SC2016
 check "BASE_PKG_VERSION can be overridden" \
