@@ -100,7 +100,8 @@ dump_after=$((20 * slow))
 rate=20mbit
 netem_limit=${FUSO_FAULTS_LIMIT:-1000}
 if [[ ! "${netem_limit}" =~ ^[1-9][0-9]{0,8}$ ]]; then
-	echo "FUSO_FAULTS_LIMIT must be a packet count from 1 to 999999999, not '${netem_limit}'" >&2
+	echo "FUSO_FAULTS_LIMIT must be a packet count (1 to 999999999)," \
+		"not '${netem_limit}'" >&2
 	exit 1
 fi
 tiny_buf=${FUSO_FAULTS_TINY_BUF:-4096}
