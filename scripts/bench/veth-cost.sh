@@ -14,10 +14,10 @@
 # N of each (default 3).  Each boot runs R rounds (default 3); a round on
 # the FUSO kernel runs each load with each net.mptcp.fuso value of --modes
 # (default 0 and 3, in turn), on the other kernel once; --kernels fuso
-# leaves the FUSO=n kernel out.  Loads: an unmodified iperf3 made MPTCP with mptcpize,
-# S seconds (default 8); and Q sequential exchanges on one MPTCP
-# connection (default 1500; fuso_rr.py: 100-byte request, 8 KB response,
-# every byte checked).  Two veth paths, one subflow each.
+# leaves the FUSO=n kernel out.  Loads: an unmodified iperf3 made MPTCP
+# with mptcpize, S seconds (default 8); and Q sequential exchanges on one
+# MPTCP connection (default 1500; fuso_rr.py: 100-byte request, 8 KB
+# response, every byte checked).  Two veth paths, one subflow each.
 #
 # Output: DIR/raw.tsv (kernel, boot, round, load, fuso, rate, copies) and
 # DIR/summary.txt: the ratios fuso=M / fuso=0 (paired on the round) and
