@@ -450,6 +450,37 @@ VISIBLE_IF_KUNIT bool mptcp_fuso_evident(u8 rules, u8 sacked, u32 seq, u32 hs,
 }
 EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_evident);
 
+/* msk->fuso_hole_dsn counts only inside (@una, @nxt]: DSNs compare modulo
+ * 2^64, so a stale value, or the initial 0, is "after" any DSN in the
+ * upper half of the space and "before" any in the lower half.
+ */
+static bool mptcp_fuso_hole_valid(u64 hole, u64 una, u64 nxt)
+{
+	return after64(hole, una) && !after64(hole, nxt);
+}
+
+/**
+ * mptcp_fuso_hole_raise - does an acknowledged copy show a data-level hole
+ * @hole: msk->fuso_hole_dsn
+ * @una: msk->snd_una
+ * @nxt: msk->snd_nxt
+ * @dsn: the end of the copies that the subflow ACK just covered
+ *
+ * The copies reached the peer; if the data-level ACK is still below
+ * their end, the data below them that is not acknowledged may be lost
+ * (see mptcp_fuso_evident()).
+ *
+ * Return: true if @dsn should become msk->fuso_hole_dsn.
+ */
+VISIBLE_IF_KUNIT bool mptcp_fuso_hole_raise(u64 hole, u64 una, u64 nxt,
+					    u64 dsn)
+{
+	if (!after64(dsn, una) || after64(dsn, nxt))
+		return false;
+	return !mptcp_fuso_hole_valid(hole, una, nxt) || after64(dsn, hole);
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_hole_raise);
+
 /* ---- the sender */
 
 struct mptcp_fuso_victim {
@@ -859,7 +890,7 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 	struct sk_buff *skb;
 	int n = 0;
 
-	if (!after64(hole, msk_una) || after64(hole, READ_ONCE(msk->snd_nxt)))
+	if (!mptcp_fuso_hole_valid(hole, msk_una, READ_ONCE(msk->snd_nxt)))
 		hole = msk_una;
 
 	lock_sock(ssk);
@@ -1271,9 +1302,8 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 		u64 dsn = subflow->fuso_copy_dsn;
 
 		subflow->fuso_copy_valid = 0;
-		if (after64(dsn, msk->snd_una) &&
-		    (!after64(msk->fuso_hole_dsn, msk->snd_una) ||
-		     after64(dsn, msk->fuso_hole_dsn))) {
+		if (mptcp_fuso_hole_raise(msk->fuso_hole_dsn, msk->snd_una,
+					  READ_ONCE(msk->snd_nxt), dsn)) {
 			WRITE_ONCE(msk->fuso_hole_dsn, dsn);
 			hole = true;
 		}

@@ -232,6 +232,35 @@ static void mptcp_fuso_test_evident(struct kunit *test)
 						    d + 1));
 }
 
+static void mptcp_fuso_test_hole(struct kunit *test)
+{
+	const u64 lo = 1000, hi = BIT_ULL(63) + 1000, w = U64_MAX - 1000;
+
+	/* the first hole, from the initial 0, in either half of the DSN
+	 * space and across the wrap: 0 is not a hole below the data
+	 */
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_hole_raise(0, lo, lo + 5000,
+						      lo + 3000));
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_hole_raise(0, hi, hi + 5000,
+						      hi + 3000));
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_hole_raise(0, w, w + 5000,
+						      w + 3000));
+	/* a later copy raises it, an earlier one does not */
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_hole_raise(hi + 2000, hi, hi + 5000,
+						      hi + 3000));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_hole_raise(hi + 3000, hi,
+						       hi + 5000, hi + 2000));
+	/* a stale hole, already acknowledged, is replaced */
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_hole_raise(hi - 10, hi, hi + 5000,
+						      hi + 2000));
+	/* nothing acknowledged above the copies, or beyond what was sent */
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_hole_raise(0, hi, hi + 5000, hi));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_hole_raise(0, hi, hi + 5000,
+						       hi - 1));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_hole_raise(0, hi, hi + 5000,
+						       hi + 5001));
+}
+
 static void mptcp_fuso_test_room(struct kunit *test)
 {
 	/* free cwnd in bytes, less what the subflow holds unsent */
@@ -499,6 +528,7 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_backup),
 	KUNIT_CASE(mptcp_fuso_test_pick_clean_path),
 	KUNIT_CASE(mptcp_fuso_test_evident),
+	KUNIT_CASE(mptcp_fuso_test_hole),
 	KUNIT_CASE(mptcp_fuso_test_room),
 	KUNIT_CASE(mptcp_fuso_test_snd_cwnd),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_slices, fuso_slice_gen_params),
