@@ -43,7 +43,9 @@
 #   tg        the fuso-tg binary [build/bench/fuso-tg]
 #   trace     extra tracepoints for the measured phase, comma-separated
 #             (e.g. tcp:tcp_retransmit_skb,tcp:tcp_cong_state_set); the
-#             whole trace goes to SCHEME/trace.txt [empty]
+#             whole trace goes to SCHEME/trace.txt, stamped with
+#             CLOCK_MONOTONIC in microseconds (trace_clock mono), the
+#             clock of fuso-tg's query records [empty]
 #
 # Topology (Fig 3 of the paper): clients H1-H3 under ToR T1, servers H4-H6
 # under T2, and three parallel paths P1-P3 between T1 and T2 with
@@ -339,6 +341,8 @@ trace_start() {
 	echo 0 >$TRACE/tracing_on
 	echo >$TRACE/trace
 	echo 65536 >$TRACE/buffer_size_kb
+	# extra events: microseconds of CLOCK_MONOTONIC, as fuso-tg's records
+	[ -z "$trace" ] || echo mono >$TRACE/trace_clock
 	echo 1 >$TRACE/events/mptcp/mptcp_fuso_recovery/enable
 	for e in $(echo "$trace" | tr ',' ' '); do
 		echo 1 >"$TRACE/events/${e/://}/enable" || fail "trace: no event $e"
