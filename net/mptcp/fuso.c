@@ -130,7 +130,10 @@
  *   would add to the congestion.
  * ``TARGETED`` (2)
  *   copy at once only what no later ACK can show to be lost: each
- *   subflow's tail, its last MSS of original data, once per ``snd_nxt``.
+ *   subflow's tail, its last MSS of original data, once per ``snd_nxt``;
+ *   a tail whose copy had to go onto its own subflow, where a loss burst
+ *   takes original and copy alike, is copied once more as soon as another
+ *   subflow can carry it.
  *   Copy the rest only on evidence of a loss (``mptcp_fuso_evident()``):
  *   TCP marked the segment lost (RACK, SACK scoreboard), the peer SACKed
  *   later data of the same subflow, or a copy of later data was
@@ -824,17 +827,25 @@ static const struct mptcp_ext *mptcp_fuso_orig_ext(const struct sk_buff *skb)
  * can show to be lost, is copied at once, once per snd_nxt.  It is the last
  * MSS of the last original not SACKed; what of it lies below the watermark
  * was protected already.
+ *
+ * A tail copied onto its own subflow (@self: no other subflow could take
+ * it then) follows the original on the same path, where a loss burst
+ * takes both, and no ACK of that subflow can reveal the loss of the last
+ * segment in flight.  Such a tail is copied once more, when another
+ * subflow can carry it: at most two copies per tail.
  */
 static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 				struct sock *ssk, u32 prot, u32 mss,
-				u64 msk_una, struct mptcp_fuso_victim *v,
-				int n, int max)
+				u64 msk_una, bool self, bool *carrier,
+				struct mptcp_fuso_victim *v, int n, int max)
 {
 	struct tcp_sock *tp = tcp_sk(ssk);
+	bool again = subflow->fuso_tail_valid && subflow->fuso_tail_self;
 	struct sk_buff *skb;
 
-	if (subflow->fuso_tail_valid && subflow->fuso_tail_nxt == tp->snd_nxt)
-		return n;
+	if (subflow->fuso_tail_valid && subflow->fuso_tail_nxt == tp->snd_nxt &&
+	    (!again || self))
+		goto out;
 
 	for (skb = tcp_rtx_queue_tail(ssk); skb; skb = skb_rb_prev(skb)) {
 		u32 seq = TCP_SKB_CB(skb)->seq, end = seq + skb->len, start;
@@ -846,8 +857,10 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 		if (ext && ext->fuso)
 			continue;
 		/* the last original arrived */
-		if (TCP_SKB_CB(skb)->sacked & TCPCB_SACKED_ACKED)
+		if (TCP_SKB_CB(skb)->sacked & TCPCB_SACKED_ACKED) {
+			subflow->fuso_tail_self = 0;
 			break;
+		}
 		ext = mptcp_fuso_orig_ext(skb);
 		if (!ext)
 			continue;
@@ -855,12 +868,16 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 		start = end - min(end - seq, tp->mss_cache);
 		if (before(start, prot))
 			start = prot;
-		/* copied already: a copy onto this very subflow moved snd_nxt */
+		/* copied already: a copy onto this very subflow moved
+		 * snd_nxt; again only from there onto another subflow
+		 */
 		if (subflow->fuso_tail_valid &&
 		    !before(start, subflow->fuso_tail_seq) &&
-		    !after(end, subflow->fuso_tail_end))
+		    !after(end, subflow->fuso_tail_end) &&
+		    (!again || self))
 			break;
 		subflow->fuso_tail_seq = start;
+		subflow->fuso_tail_self = self;
 		n = mptcp_fuso_take(tp, ext, subflow->fuso_isn + ext->subflow_seq,
 				    &start, seq, end, mss, msk_una, v, n, max);
 		subflow->fuso_tail_end = start;
@@ -868,17 +885,23 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 	}
 	subflow->fuso_tail_nxt = tp->snd_nxt;
 	subflow->fuso_tail_valid = 1;
+out:
+	/* a tail on its own path only waits for another carrier */
+	if (subflow->fuso_tail_self && after(subflow->fuso_tail_end, tp->snd_una))
+		*carrier = true;
 	return n;
 }
 
-/* Collect up to @max victims of @ssk, each at most @mss bytes, and move
- * its watermarks past them.  *@pending is set if data is left that waits
- * for evidence of loss (MPTCP_FUSO_RULE_TARGETED).  Takes and releases the
- * subflow lock.
+/* Collect up to @max victims of @ssk, each at most @mss bytes, for a copy
+ * onto @best, and move @ssk's watermarks past them.  *@pending is set if
+ * data is left that waits for evidence of loss (MPTCP_FUSO_RULE_TARGETED),
+ * *@carrier if a tail waits for a subflow other than its own.  Takes and
+ * releases the subflow lock.
  */
 static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
+			      const struct sock *best,
 			      struct mptcp_fuso_victim *v, int max, u32 mss,
-			      bool *pending)
+			      bool *pending, bool *carrier)
 {
 	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
 	u64 msk_una = READ_ONCE(msk->snd_una);
@@ -967,8 +990,8 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 	WRITE_ONCE(subflow->fuso_rtx_prot, rprot);
 
 	if ((rules & MPTCP_FUSO_RULE_TARGETED) && n < max)
-		n = mptcp_fuso_take_tail(subflow, ssk, prot, mss, msk_una, v, n,
-					 max);
+		n = mptcp_fuso_take_tail(subflow, ssk, prot, mss, msk_una,
+					 best == ssk, carrier, v, n, max);
 out:
 	release_sock(ssk);
 	return n;
@@ -1136,7 +1159,7 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 		struct mptcp_fuso_victim v[MPTCP_FUSO_BATCH];
 		struct mptcp_subflow_context *subflow;
 		int n = 0, b = -1, w, nv = 0, done;
-		bool pending = false, unsent;
+		bool pending = false, carrier = false, unsent;
 		u32 rnd, quota, mss;
 
 		mptcp_for_each_subflow(msk, subflow) {
@@ -1172,8 +1195,8 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 				break;
 			quota = min3(quotas[b], (u32)budget, (u32)MPTCP_FUSO_BATCH);
 			mss = mptcp_fuso_mss(ssks[b]);
-			nv = mptcp_fuso_collect(msk, ssks[w], v, quota, mss,
-						&pending);
+			nv = mptcp_fuso_collect(msk, ssks[w], ssks[b], v, quota,
+						mss, &pending, &carrier);
 			if (nv)
 				break;
 			cand[w].worst_ok = 0;
@@ -1187,7 +1210,9 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			 * for evidence of loss, until an ACK brings some
 			 */
 			WRITE_ONCE(msk->fuso_wait_ev, pending);
-			WRITE_ONCE(msk->fuso_idle_snd_nxt, msk->snd_nxt);
+			/* a tail waiting for a carrier: any ACK may free one */
+			WRITE_ONCE(msk->fuso_idle_snd_nxt,
+				   carrier ? msk->snd_nxt - 1 : msk->snd_nxt);
 			MPTCP_INC_STATS(net, MPTCP_MIB_FUSOALLPROTECTED);
 			break;
 		}
