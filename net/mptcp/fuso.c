@@ -64,7 +64,9 @@
  *
  * T1
  *   The end of ``mptcp_sendmsg()``, once the last byte is pushed; the
- *   round runs right away.
+ *   round runs right away.  With ``TARGETED`` (see "FUSO rules"), not
+ *   for a write that began within the smallest subflow RTT of the last
+ *   one: such a writer streams, and T2 serves it on the next ACK.
  * T2
  *   Every DATA_ACK that changed the subflow's cwnd or in-flight count, or
  *   showed a data-level hole below a copy (see ``TARGETED`` in "FUSO
@@ -507,6 +509,8 @@ void mptcp_fuso_init_sock(struct sock *sk)
 	msk->fuso_idle_snd_nxt = 0;
 	msk->fuso_wait_ev = false;
 	msk->fuso_hole_dsn = 0;
+	msk->fuso_stream = false;
+	msk->fuso_write_us = 0;
 }
 
 /* An accepted connection takes its listener's MPTCP_FUSO, if one was set,
@@ -1228,6 +1232,22 @@ out:
 		MPTCP_INC_STATS(net, MPTCP_MIB_FUSOROUNDEMPTY);
 }
 
+/* The smallest smoothed RTT of @msk's subflows, 0 if none has one */
+static u32 mptcp_fuso_min_srtt_us(struct mptcp_sock *msk)
+{
+	struct mptcp_subflow_context *subflow;
+	u32 min = U32_MAX;
+
+	mptcp_for_each_subflow(msk, subflow) {
+		struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
+		u32 srtt = READ_ONCE(tcp_sk(ssk)->srtt_us) >> 3;
+
+		if (srtt && srtt < min)
+			min = srtt;
+	}
+	return min == U32_MAX ? 0 : min;
+}
+
 /**
  * __mptcp_fuso_sendmsg_start - mptcp_sendmsg() may queue new data
  * @sk: the MPTCP socket, owned by the caller
@@ -1247,6 +1267,10 @@ bool __mptcp_fuso_sendmsg_start(struct sock *sk)
 	msk_owned_by_me(msk);
 	if (idle)
 		WRITE_ONCE(msk->fuso_app_idle, false);
+	if ((READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX) &&
+	    (msk->fuso_rules & MPTCP_FUSO_RULE_TARGETED))
+		msk->fuso_stream = (u32)tcp_clock_us() - msk->fuso_write_us <
+				   mptcp_fuso_min_srtt_us(msk);
 	return idle;
 }
 
@@ -1264,8 +1288,16 @@ void __mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
 	msk_owned_by_me(msk);
 	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX))
 		return;
+	msk->fuso_write_us = tcp_clock_us();
 	WRITE_ONCE(msk->fuso_app_idle, idle);
-	if (idle)
+	/* A writer that comes back within an RTT streams: its write ends
+	 * in "all sent" only because the network drains it faster than
+	 * it writes, and the next write comes before any ACK could show a
+	 * loss.  A round per write would copy every subflow's tail again
+	 * and again (MPTCP_FUSO_RULE_TARGETED).  Leave the tails to T2:
+	 * the next ACK runs a round if the writer is still idle then.
+	 */
+	if (idle && !msk->fuso_stream)
 		mptcp_fuso_try_send_recoveries(sk);
 }
 
