@@ -261,6 +261,23 @@ static void mptcp_fuso_test_hole(struct kunit *test)
 						       hi + 5001));
 }
 
+/* issue 18, item 3: a copy must not widen its subflow's view of the
+ * peer's window
+ */
+static void mptcp_fuso_test_shared_wnd(struct kunit *test)
+{
+	const u64 d = U64_MAX - 1000;	/* DSNs wrap */
+
+	/* 64 KB announced beyond d, 60 KB of it sent: 4 KB of room, what
+	 * new data would see, not the 64 KB beyond the copy's old DSN d
+	 */
+	KUNIT_EXPECT_EQ(test, 4096ULL,
+			mptcp_fuso_shared_wnd(d + 65536, d + 61440));
+	/* the window is full, or the peer shrank it below snd_nxt */
+	KUNIT_EXPECT_EQ(test, 0ULL, mptcp_fuso_shared_wnd(d + 100, d + 100));
+	KUNIT_EXPECT_EQ(test, 0ULL, mptcp_fuso_shared_wnd(d + 100, d + 200));
+}
+
 static void mptcp_fuso_test_room(struct kunit *test)
 {
 	/* free cwnd in bytes, less what the subflow holds unsent */
@@ -529,6 +546,7 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_clean_path),
 	KUNIT_CASE(mptcp_fuso_test_evident),
 	KUNIT_CASE(mptcp_fuso_test_hole),
+	KUNIT_CASE(mptcp_fuso_test_shared_wnd),
 	KUNIT_CASE(mptcp_fuso_test_room),
 	KUNIT_CASE(mptcp_fuso_test_snd_cwnd),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_slices, fuso_slice_gen_params),
