@@ -65,8 +65,9 @@
  * T1
  *   The end of ``mptcp_sendmsg()``, once the last byte is pushed; the
  *   round runs right away.  With ``TARGETED`` (see "FUSO rules"), not
- *   for a write that began within the smallest subflow RTT of the last
- *   one: such a writer streams, and T2 serves it on the next ACK.
+ *   for the third and later of writes that each began within the
+ *   smallest subflow RTT of the last one: such a writer streams, and T2
+ *   serves it on the next ACK.
  * T2
  *   Every DATA_ACK that changed the subflow's cwnd or in-flight count, or
  *   showed a data-level hole below a copy (see ``TARGETED`` in "FUSO
@@ -509,7 +510,7 @@ void mptcp_fuso_init_sock(struct sock *sk)
 	msk->fuso_idle_snd_nxt = 0;
 	msk->fuso_wait_ev = false;
 	msk->fuso_hole_dsn = 0;
-	msk->fuso_stream = false;
+	msk->fuso_quick = 0;
 	msk->fuso_write_us = 0;
 }
 
@@ -1268,9 +1269,14 @@ bool __mptcp_fuso_sendmsg_start(struct sock *sk)
 	if (idle)
 		WRITE_ONCE(msk->fuso_app_idle, false);
 	if ((READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX) &&
-	    (msk->fuso_rules & MPTCP_FUSO_RULE_TARGETED))
-		msk->fuso_stream = (u32)tcp_clock_us() - msk->fuso_write_us <
-				   mptcp_fuso_min_srtt_us(msk);
+	    (msk->fuso_rules & MPTCP_FUSO_RULE_TARGETED)) {
+		if ((u32)tcp_clock_us() - msk->fuso_write_us <
+		    mptcp_fuso_min_srtt_us(msk))
+			msk->fuso_quick = min_t(u8, msk->fuso_quick + 1,
+						MPTCP_FUSO_STREAM_WRITES);
+		else
+			msk->fuso_quick = 0;
+	}
 	return idle;
 }
 
@@ -1290,14 +1296,17 @@ void __mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
 		return;
 	msk->fuso_write_us = tcp_clock_us();
 	WRITE_ONCE(msk->fuso_app_idle, idle);
-	/* A writer that comes back within an RTT streams: its write ends
-	 * in "all sent" only because the network drains it faster than
-	 * it writes, and the next write comes before any ACK could show a
-	 * loss.  A round per write would copy every subflow's tail again
+	/* A writer that keeps coming back within an RTT streams: its
+	 * writes end in "all sent" only because the network drains them
+	 * faster than it writes, and each comes before any ACK could show
+	 * a loss.  A round per write would copy every subflow's tail again
 	 * and again (MPTCP_FUSO_RULE_TARGETED).  Leave the tails to T2:
-	 * the next ACK runs a round if the writer is still idle then.
+	 * the next ACK runs a round if the writer is still idle then.  A
+	 * message in two writes (a header and a body, or MSG_MORE and an
+	 * empty write) is not a stream: its tail may be all that is in
+	 * flight, and no ACK would come.
 	 */
-	if (idle && !msk->fuso_stream)
+	if (idle && msk->fuso_quick < MPTCP_FUSO_STREAM_WRITES)
 		mptcp_fuso_try_send_recoveries(sk);
 }
 

@@ -29,6 +29,11 @@ struct sock;
 #define MPTCP_FUSO_BATCH	8	/* copies per (worst, best) lock pair */
 #define MPTCP_FUSO_MAX_SUBFLOWS	16	/* subflows considered by a round */
 
+/* T1 skips a write that is the third or later of writes each begun
+ * within an RTT of the last one ended: a stream (fuso.c)
+ */
+#define MPTCP_FUSO_STREAM_WRITES	2
+
 /* What a round knows about one subflow when it chooses worst and best. */
 struct mptcp_fuso_cand {
 	u32	cost;		/* C_l, Q16 */
