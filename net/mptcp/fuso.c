@@ -1268,7 +1268,8 @@ bool __mptcp_fuso_sendmsg_start(struct sock *sk)
 	msk_owned_by_me(msk);
 	if (idle)
 		WRITE_ONCE(msk->fuso_app_idle, false);
-	if ((READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX) &&
+	/* count messages, not calls (__mptcp_fuso_sendmsg_done()) */
+	if (idle && (READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX) &&
 	    (msk->fuso_rules & MPTCP_FUSO_RULE_TARGETED)) {
 		if ((u32)tcp_clock_us() - msk->fuso_write_us <
 		    mptcp_fuso_min_srtt_us(msk))
@@ -1301,10 +1302,11 @@ void __mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
 	 * faster than it writes, and each comes before any ACK could show
 	 * a loss.  A round per write would copy every subflow's tail again
 	 * and again (MPTCP_FUSO_RULE_TARGETED).  Leave the tails to T2:
-	 * the next ACK runs a round if the writer is still idle then.  A
-	 * message in two writes (a header and a body, or MSG_MORE and an
-	 * empty write) is not a stream: its tail may be all that is in
-	 * flight, and no ACK would come.
+	 * the next ACK runs a round if the writer is still idle then.  Two
+	 * messages in a row are not a stream either: two pipelined answers
+	 * may share one segment, all that is in flight, and no ACK would
+	 * come.  A message is what the application writes until a write
+	 * without MSG_MORE (or TCP_CORK cleared): its calls are one write.
 	 */
 	if (idle && msk->fuso_quick < MPTCP_FUSO_STREAM_WRITES)
 		mptcp_fuso_try_send_recoveries(sk);

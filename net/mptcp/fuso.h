@@ -29,8 +29,8 @@ struct sock;
 #define MPTCP_FUSO_BATCH	8	/* copies per (worst, best) lock pair */
 #define MPTCP_FUSO_MAX_SUBFLOWS	16	/* subflows considered by a round */
 
-/* T1 skips a write that is the third or later of writes each begun
- * within an RTT of the last one ended: a stream (fuso.c)
+/* T1 skips a message that is the third or later of messages each begun
+ * within an RTT of the end of the last write: a stream (fuso.c)
  */
 #define MPTCP_FUSO_STREAM_WRITES	2
 

@@ -534,6 +534,8 @@ tail_drop_count()
 # request whose one-segment response is dropped once on its way out.
 # $1: mode; $2: family; $3: optional, the server's --after-send: the
 # response ends with a zero-length write after MSG_MORE ("empty"), or
+# with a zero-length write with MSG_MORE and then another without
+# ("empties": three quick writes are one message, not a stream), or
 # with TCP_CORK cleared ("cork"), or is followed by a write that fails
 # ("epipe"); none of them may leave the data in flight unprotected; $4:
 # optional, the server's MPTCP_FUSO socket option, which then rules
@@ -1395,6 +1397,7 @@ if part_ok 1; then
 	ip_ok 6 && test_tail_loss 1 6
 	ip_ok 4 && test_handshake_loss 4
 	ip_ok 4 && test_tail_loss 1 4 empty
+	ip_ok 6 && test_tail_loss 1 6 empties
 	ip_ok 6 && test_tail_loss 1 6 cork
 	ip_ok 4 && test_tail_loss 1 4 epipe
 	ip_ok 4 && test_copy_once 4

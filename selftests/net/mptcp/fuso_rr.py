@@ -13,7 +13,9 @@
 #       connection's MPTCP_FUSO, C and B its FUSO copies and their bytes
 #       (MPTCP_INFO).  With --after-send, each response but the first
 #       ends in another way than a write without MSG_MORE: "empty" writes
-#       it with MSG_MORE and then zero bytes; "cork" writes it under
+#       it with MSG_MORE and then zero bytes; "empties" writes it with
+#       MSG_MORE, then zero bytes with MSG_MORE, then zero bytes (three
+#       writes in a row, one message); "cork" writes it under
 #       TCP_CORK and then clears TCP_CORK; "epipe" writes it as usual,
 #       shuts the connection down for writing and writes one byte more,
 #       which fails with EPIPE.
@@ -124,6 +126,10 @@ def serve_conn(c, after):
             first = False
         elif after == "empty":
             c.sendall(pattern(k, size), socket.MSG_MORE)
+            c.send(b"")
+        elif after == "empties":
+            c.sendall(pattern(k, size), socket.MSG_MORE)
+            c.send(b"", socket.MSG_MORE)
             c.send(b"")
         elif after == "cork":
             c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
@@ -359,7 +365,7 @@ def main():
     p.add_argument("--before")
     p.add_argument("--times", action="store_true")
     p.add_argument("--conns", type=int, default=0)
-    p.add_argument("--after-send", choices=("empty", "cork", "epipe"))
+    p.add_argument("--after-send", choices=("empty", "empties", "cork", "epipe"))
     p.add_argument("--fuso", type=int)
     p.add_argument("--info")
     p.add_argument("--expect", type=int)
