@@ -125,7 +125,7 @@
  *
  * The sender above is the paper's, ``net.mptcp.fuso_rules=0``.  Each bit
  * of ``net.mptcp.fuso_rules`` adds a rule beyond the paper; the default,
- * 15, enables these four.
+ * 47, enables all but ``SCHED_CAUTIOUS``.
  *
  * ``CAUTIOUS`` (1)
  *   no copy onto a subflow in CWR, Recovery or Loss, or that was there
@@ -155,14 +155,23 @@
  *   a retransmission of protected data may be lost as well (the paper's
  *   retransmission-loss case): each one is copied once more, tracked by a
  *   second watermark, ``fuso_rtx_prot``.
+ * ``SCHED_CAUTIOUS`` (16)
+ *   a rule of the ``window`` scheduler, not of the sender (sched.c).
+ * ``LAST_TAIL`` (32, with ``TARGETED``)
+ *   of the subflows' tails, copy at once only the one that carries the
+ *   end of the data sent (``mptcp_fuso_tail_ends_data()``).  The other
+ *   tails lie below it in the data sequence space: when its ACK, or its
+ *   copy's, comes while the data-level ACK stays below, that hole is the
+ *   evidence that copies them, one RTT later.  A response spread over
+ *   two subflows costs one copy instead of two.
  *
  * Every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured
  * 40 % extra bytes at low load, falling as load rises because spare cwnd
- * disappears.  The default rules (15) together cut the copies from about
- * 40 % of the bytes to about a tenth in the FUSO benchmark
- * (Documentation/benchmark.md in the FUSO repository; not measured rule by
- * rule).
+ * disappears.  The default rules (47) together cut the copies from about
+ * 40 % of the bytes to about 5 % in the FUSO benchmark
+ * (Documentation/benchmark.md in the FUSO repository; measured rule by
+ * rule for ``LAST_TAIL`` only, which halves them).
  */
 
 /**
@@ -486,6 +495,28 @@ VISIBLE_IF_KUNIT bool mptcp_fuso_hole_raise(u64 hole, u64 una, u64 nxt,
 	return !mptcp_fuso_hole_valid(hole, una, nxt) || after64(dsn, hole);
 }
 EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_hole_raise);
+
+/**
+ * mptcp_fuso_tail_ends_data - does a subflow's tail carry the data's end
+ * @dend: the data sequence number just past the tail's payload
+ * @snd_nxt: msk->snd_nxt
+ * @fin: msk->snd_data_fin_enable: a DATA_FIN is queued; its sequence
+ *	number counts in @snd_nxt once it is sent, and the payload ends
+ *	one before
+ *
+ * MPTCP_FUSO_RULE_LAST_TAIL: only the tail that carries the end of the
+ * data sent is copied at once.  The tails of the other subflows lie below
+ * it, so when its ACK (or its copy's) comes and the data-level ACK stays
+ * below, that hole is the evidence that copies them (mptcp_fuso_evident()).
+ *
+ * Return: true if the tail is copied at once.
+ */
+VISIBLE_IF_KUNIT bool mptcp_fuso_tail_ends_data(u64 dend, u64 snd_nxt,
+						bool fin)
+{
+	return !before64(dend + fin, snd_nxt);
+}
+EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_tail_ends_data);
 
 /* ---- the sender */
 
@@ -841,7 +872,8 @@ static const struct mptcp_ext *mptcp_fuso_orig_ext(const struct sk_buff *skb)
  */
 static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 				struct sock *ssk, u32 prot, u32 mss,
-				u64 msk_una, bool self, bool *carrier,
+				u64 msk_una, u64 msk_nxt, bool fin, u8 rules,
+				bool self, bool *carrier,
 				struct mptcp_fuso_victim *v, int n, int max)
 {
 	struct tcp_sock *tp = tcp_sk(ssk);
@@ -853,8 +885,9 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 		goto out;
 
 	for (skb = tcp_rtx_queue_tail(ssk); skb; skb = skb_rb_prev(skb)) {
-		u32 seq = TCP_SKB_CB(skb)->seq, end = seq + skb->len, start;
+		u32 seq = TCP_SKB_CB(skb)->seq, end = seq + skb->len;
 		const struct mptcp_ext *ext;
+		u32 start, map_seq;
 
 		if (!after(end, prot))
 			break;
@@ -873,6 +906,24 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 		start = end - min(end - seq, tp->mss_cache);
 		if (before(start, prot))
 			start = prot;
+		map_seq = subflow->fuso_isn + ext->subflow_seq;
+		if (rules & MPTCP_FUSO_RULE_LAST_TAIL) {
+			u64 dend = ext->data_seq + (end - map_seq);
+
+			/* another subflow carries the data's end: when its
+			 * ACK comes, a hole below shows this tail lost
+			 */
+			if (!mptcp_fuso_tail_ends_data(dend, msk_nxt, fin))
+				break;
+			/* the end: its ACK is that evidence for the others */
+			if (!subflow->fuso_copy_valid ||
+			    after64(dend, subflow->fuso_copy_dsn))
+				subflow->fuso_copy_dsn = dend;
+			if (!subflow->fuso_copy_valid ||
+			    after(end, subflow->fuso_copy_seq))
+				subflow->fuso_copy_seq = end;
+			subflow->fuso_copy_valid = 1;
+		}
 		/* copied already: a copy onto this very subflow moved
 		 * snd_nxt; again only from there onto another subflow
 		 */
@@ -883,8 +934,8 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 			break;
 		subflow->fuso_tail_seq = start;
 		subflow->fuso_tail_self = self;
-		n = mptcp_fuso_take(tp, ext, subflow->fuso_isn + ext->subflow_seq,
-				    &start, seq, end, mss, msk_una, v, n, max);
+		n = mptcp_fuso_take(tp, ext, map_seq, &start, seq, end, mss,
+				    msk_una, v, n, max);
 		subflow->fuso_tail_end = start;
 		break;
 	}
@@ -996,7 +1047,9 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 
 	if ((rules & MPTCP_FUSO_RULE_TARGETED) && n < max)
 		n = mptcp_fuso_take_tail(subflow, ssk, prot, mss, msk_una,
-					 best == ssk, carrier, v, n, max);
+					 READ_ONCE(msk->snd_nxt),
+					 READ_ONCE(msk->snd_data_fin_enable),
+					 rules, best == ssk, carrier, v, n, max);
 out:
 	release_sock(ssk);
 	return n;

@@ -102,6 +102,7 @@ int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c, int n, u32 rnd,
 bool mptcp_fuso_evident(u8 rules, u8 sacked, u32 seq, u32 hs, u64 dsn,
 			u64 hole_dsn);
 bool mptcp_fuso_hole_raise(u64 hole, u64 una, u64 nxt, u64 dsn);
+bool mptcp_fuso_tail_ends_data(u64 dend, u64 snd_nxt, bool fin);
 bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt, u32 *prot_seq,
 			   u32 seq, u32 end, u32 map_seq, u32 map_len,
 			   u32 mss, u32 *off, u32 *len);

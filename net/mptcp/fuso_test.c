@@ -261,6 +261,32 @@ static void mptcp_fuso_test_hole(struct kunit *test)
 						       hi + 5001));
 }
 
+/* MPTCP_FUSO_RULE_LAST_TAIL: only the tail at the data's end is copied
+ * at once; the others wait for the hole its ACK reveals
+ */
+static void mptcp_fuso_test_tail_ends_data(struct kunit *test)
+{
+	const u64 hi = BIT_ULL(63) + 1000, w = U64_MAX - 1000;
+
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_tail_ends_data(hi, hi, false));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(hi - 1, hi, false));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(hi - 1400, hi,
+							   false));
+	/* across the wrap of the DSN space */
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_tail_ends_data(w + 2000, w + 2000,
+							  false));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(w, w + 2000,
+							   false));
+	/* a DATA_FIN queued: snd_nxt counts it once it is sent, or not
+	 * yet; the last payload byte is the end either way
+	 */
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_tail_ends_data(hi, hi + 1, true));
+	KUNIT_EXPECT_TRUE(test, mptcp_fuso_tail_ends_data(hi, hi, true));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(hi - 1400, hi + 1,
+							   true));
+	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(hi, hi + 1, false));
+}
+
 /* issue 18, item 3: a copy must not widen its subflow's view of the
  * peer's window
  */
@@ -546,6 +572,7 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_clean_path),
 	KUNIT_CASE(mptcp_fuso_test_evident),
 	KUNIT_CASE(mptcp_fuso_test_hole),
+	KUNIT_CASE(mptcp_fuso_test_tail_ends_data),
 	KUNIT_CASE(mptcp_fuso_test_shared_wnd),
 	KUNIT_CASE(mptcp_fuso_test_room),
 	KUNIT_CASE(mptcp_fuso_test_snd_cwnd),

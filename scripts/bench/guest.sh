@@ -536,8 +536,8 @@ for s in $schemes; do
 	case "$s" in
 	tcp|tcp-notlp|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|repflow|proactive) ;;
 	fuso[13]-r[0-9]-default|fuso[13]-r[0-9]-window) ;;
-	fuso[13]-r[12][0-9]-default|fuso[13]-r[12][0-9]-window) ;;
-	fuso[13]-r3[01]-default|fuso[13]-r3[01]-window) ;;
+	fuso[13]-r[1-5][0-9]-default|fuso[13]-r[1-5][0-9]-window) ;;
+	fuso[13]-r6[0-3]-default|fuso[13]-r6[0-3]-window) ;;
 	*) fail "unknown scheme '$s'" ;;
 	esac
 	if [ "$bulk" != 0 ]; then

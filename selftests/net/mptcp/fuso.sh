@@ -120,7 +120,7 @@ test_sysctl_defaults()
 	check_value "${ns1}" fuso 0 || rc=1
 	check_value "${ns1}" fuso_alpha 50 || rc=1
 	check_value "${ns1}" fuso_beta 50 || rc=1
-	check_value "${ns1}" fuso_rules 15 || rc=1
+	check_value "${ns1}" fuso_rules 47 || rc=1
 	result "sysctl defaults" ${rc}
 }
 
@@ -152,7 +152,7 @@ test_sysctl_range()
 	# per netns: the other namespace kept its default
 	case "${name}" in
 	fuso) check_value "${ns2}" "${name}" 0 || rc=1 ;;
-	fuso_rules) check_value "${ns2}" "${name}" 15 || rc=1 ;;
+	fuso_rules) check_value "${ns2}" "${name}" 47 || rc=1 ;;
 	*) check_value "${ns2}" "${name}" 50 || rc=1 ;;
 	esac
 	result "sysctl ${name} range" ${rc}
@@ -1192,6 +1192,82 @@ test_sched_window_spread()
 	result "${name}" ${rc}
 }
 
+# MPTCP_FUSO_RULE_LAST_TAIL (32): a response spread over two subflows has
+# two tails, and only the one that carries the end of the data is copied
+# at once; the other is copied only if the hole its ACK reveals shows it
+# lost.  The setup of test_sched_window_spread: each 10000-byte response
+# leaves on both paths, the first segments on path 2 (1 ms each way), the
+# end on path 1 (2 ms), so without a loss path 2's tail arrives first and
+# no hole shows.  No loss: the server's copies per response, with the
+# default rules and with the rule taken out, in one case; it fails when
+# the rule is gone or copies as much as without it.  $1: family
+test_last_tail()
+{
+	local family=${1}
+	local name="IPv${family} fuso_rules=47: of two tails, one copied at once"
+	local a1=10.0.1.1 a2=10.0.2.1 pfx=32 n=20 size=10000 rc=0
+	local addr_opt caddr spid cpid c0 rules tx0 tx1
+	local out="${tmpdir}/lasttail.out" go="${tmpdir}/go"
+	local -A copies spread
+
+	[ "${family}" = 6 ] && a1=dead:beef:1::1 a2=dead:beef:2::1 pfx=128
+	mptcp_lib_print_title "${name}"
+	set_mode 1
+	set_sched window
+	path2_loss ""
+	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 2ms
+	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 2ms
+	ip -net "${ns2}" route add "${a2}/${pfx}" dev ns2eth2 initcwnd 4 rto_min 5ms
+	ip -net "${ns2}" route add "${a1}/${pfx}" dev ns2eth1 rto_min 5ms
+
+	rr_addr "${family}"
+	for rules in 47 15; do
+		set_rules "${rules}"
+		rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
+			--before "sleep 0.05" || rc=1
+		c0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecovery)
+		tx0=$(tx_bytes "${ns2}" ns2eth1)
+		touch "${go}"
+		if ! wait ${cpid}; then
+			mptcp_lib_pr_fail "a response was lost or corrupted"
+			rc=1
+		fi
+		tx1=$(($(tx_bytes "${ns2}" ns2eth1) - tx0))
+		copies[${rules}]=$(($(mptcp_lib_get_counter "${ns2}" \
+			MPTcpExtFusoRecovery) - c0))
+		spread[${rules}]=${tx1}
+		rr_server_stop
+	done
+
+	ip -net "${ns2}" route del "${a2}/${pfx}" dev ns2eth2
+	ip -net "${ns2}" route del "${a1}/${pfx}" dev ns2eth1
+	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms
+	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms
+	path2_loss "${loss}"
+	set_sched default
+	set_rules 47
+	set_mode 0
+
+	mptcp_lib_pr_info "${n} responses: ${copies[47]} copies with rules 47," \
+		"${copies[15]} with 15; path 1 carried ${spread[47]} and" \
+		"${spread[15]} bytes"
+	if [ ${rc} = 0 ] && { [ "${spread[47]}" -lt $((n * size / 4)) ] ||
+			      [ "${spread[15]}" -lt $((n * size / 4)) ]; }; then
+		# without two tails per response this case proves nothing
+		mptcp_lib_pr_fail "the responses did not leave on both paths"
+		rc=1
+	elif [ ${rc} = 0 ] && [ "${copies[47]}" -lt $((n / 2)) ]; then
+		# the end of each response must still be copied
+		mptcp_lib_pr_fail "rules 47: ${copies[47]} copies, expected about one per response"
+		rc=1
+	elif [ ${rc} = 0 ] &&
+	     [ $((copies[47] * 4)) -gt $((copies[15] * 3)) ]; then
+		mptcp_lib_pr_fail "rules 47: expected at most 3/4 of the copies of rules 15"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # A clean subflow that never carried data, against the lossy subflow that
 # holds the victims.  The default scheduler keeps short responses on the
 # first subflow (path 1, lossy here), so the second one (path 2, clean)
@@ -1258,7 +1334,7 @@ test_clean_path()
 	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms
 	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms
 	path2_loss "${loss}"
-	set_rules 15
+	set_rules 47
 
 	mptcp_lib_pr_info "${all} copies, ${back} back onto a subflow with a" \
 		"loss; the first of those went ${first}"
@@ -1364,10 +1440,10 @@ if part_ok knobs; then
 	test_sysctl_range fuso 3
 	test_sysctl_range fuso_alpha 100
 	test_sysctl_range fuso_beta 100
-	test_sysctl_range fuso_rules 31
+	test_sysctl_range fuso_rules 63
 	fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
-	fuso_sysctl_write "${ns1}" fuso_rules 15 >/dev/null
+	fuso_sysctl_write "${ns1}" fuso_rules 47 >/dev/null
 	test_counters_exist
 fi
 
@@ -1423,7 +1499,7 @@ if part_ok hole; then
 	ip_ok 4 && test_ofo_push 4
 	ip_ok 6 && test_ofo_push 6
 	ip_ok 4 && test_ofo_csum 4
-	set_rules 15
+	set_rules 47
 fi
 
 if part_ok rules; then
@@ -1432,6 +1508,7 @@ if part_ok rules; then
 	ip_ok 6 && test_sched_window 6
 	ip_ok 4 && test_sched_window_spread 4
 	ip_ok 6 && test_sched_window_spread 6
+	ip_ok 4 && test_last_tail 4
 	set_mode 3
 	set_mode 1
 	ip_ok 4 && test_clean_path 4 4
