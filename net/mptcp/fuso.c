@@ -65,9 +65,10 @@
  * T1
  *   The end of ``mptcp_sendmsg()``, once the last byte is pushed; the
  *   round runs right away.  With ``TARGETED`` (see "FUSO rules"), not
- *   for the third and later of writes that each began within the
- *   smallest subflow RTT of the last one: such a writer streams, and T2
- *   serves it on the next ACK.
+ *   for the third and later of messages that each began within the
+ *   smallest subflow RTT of the last write (a message ends with a write
+ *   without ``MSG_MORE``, or ``TCP_CORK`` cleared): such a writer
+ *   streams, and T2 serves it on the next ACK.
  * T2
  *   Every DATA_ACK that changed the subflow's cwnd or in-flight count, or
  *   showed a data-level hole below a copy (see ``TARGETED`` in "FUSO
