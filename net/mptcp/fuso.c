@@ -163,8 +163,10 @@
  *   end of the data sent (``mptcp_fuso_tail_ends_data()``).  The other
  *   tails lie below it in the data sequence space: when its ACK, or its
  *   copy's, comes while the data-level ACK stays below, that hole is the
- *   evidence that copies them, one RTT later.  A response spread over
- *   two subflows costs one copy instead of two.
+ *   evidence that copies them, one RTT later.  The push that hands a
+ *   subflow the end records it there (``mptcp_fuso_data_end()``), so
+ *   that its ACK shows the hole even if no round ran before it.  A
+ *   response spread over two subflows costs one copy instead of two.
  *
  * Every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured
@@ -501,14 +503,14 @@ EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_hole_raise);
  * mptcp_fuso_tail_ends_data - does a subflow's tail carry the data's end
  * @dend: the data sequence number just past the tail's payload
  * @snd_nxt: msk->snd_nxt
- * @fin: msk->snd_data_fin_enable: a DATA_FIN is queued; its sequence
- *	number counts in @snd_nxt once it is sent, and the payload ends
- *	one before
+ * @fin: mptcp_data_fin_enabled(): @snd_nxt counts a DATA_FIN, and the
+ *	payload ends one before
  *
  * MPTCP_FUSO_RULE_LAST_TAIL: only the tail that carries the end of the
  * data sent is copied at once.  The tails of the other subflows lie below
  * it, so when its ACK (or its copy's) comes and the data-level ACK stays
- * below, that hole is the evidence that copies them (mptcp_fuso_evident()).
+ * below, that hole is the evidence that copies them (mptcp_fuso_evident(),
+ * mptcp_fuso_data_end()).
  *
  * Return: true if the tail is copied at once.
  */
@@ -889,6 +891,7 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 		u32 seq = TCP_SKB_CB(skb)->seq, end = seq + skb->len;
 		const struct mptcp_ext *ext;
 		u32 start, map_seq;
+		bool copied;
 
 		if (!after(end, prot))
 			break;
@@ -908,30 +911,23 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 		if (before(start, prot))
 			start = prot;
 		map_seq = subflow->fuso_isn + ext->subflow_seq;
-		if (rules & MPTCP_FUSO_RULE_LAST_TAIL) {
-			u64 dend = ext->data_seq + (end - map_seq);
-
-			/* another subflow carries the data's end: when its
-			 * ACK comes, a hole below shows this tail lost
-			 */
-			if (!mptcp_fuso_tail_ends_data(dend, msk_nxt, fin))
-				break;
-			/* the end: its ACK is that evidence for the others */
-			if (!subflow->fuso_copy_valid ||
-			    after64(dend, subflow->fuso_copy_dsn))
-				subflow->fuso_copy_dsn = dend;
-			if (!subflow->fuso_copy_valid ||
-			    after(end, subflow->fuso_copy_seq))
-				subflow->fuso_copy_seq = end;
-			subflow->fuso_copy_valid = 1;
-		}
+		copied = subflow->fuso_tail_valid &&
+			 !before(start, subflow->fuso_tail_seq) &&
+			 !after(end, subflow->fuso_tail_end);
+		/* another subflow carries the data's end: when its ACK
+		 * comes (mptcp_fuso_data_end()), a hole below shows this
+		 * tail lost.  Not for the second copy of a tail whose first
+		 * went onto its own subflow.
+		 */
+		if ((rules & MPTCP_FUSO_RULE_LAST_TAIL) &&
+		    !(copied && again && !self) &&
+		    !mptcp_fuso_tail_ends_data(ext->data_seq + (end - map_seq),
+					       msk_nxt, fin))
+			break;
 		/* copied already: a copy onto this very subflow moved
 		 * snd_nxt; again only from there onto another subflow
 		 */
-		if (subflow->fuso_tail_valid &&
-		    !before(start, subflow->fuso_tail_seq) &&
-		    !after(end, subflow->fuso_tail_end) &&
-		    (!again || self))
+		if (copied && (!again || self))
 			break;
 		subflow->fuso_tail_seq = start;
 		subflow->fuso_tail_self = self;
@@ -1049,8 +1045,8 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 	if ((rules & MPTCP_FUSO_RULE_TARGETED) && n < max)
 		n = mptcp_fuso_take_tail(subflow, ssk, prot, mss, msk_una,
 					 READ_ONCE(msk->snd_nxt),
-					 READ_ONCE(msk->snd_data_fin_enable),
-					 rules, best == ssk, carrier, v, n, max);
+					 mptcp_data_fin_enabled(msk), rules,
+					 best == ssk, carrier, v, n, max);
 out:
 	release_sock(ssk);
 	return n;
@@ -1285,6 +1281,38 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 out:
 	if (!sent)
 		MPTCP_INC_STATS(net, MPTCP_MIB_FUSOROUNDEMPTY);
+}
+
+/**
+ * __mptcp_fuso_data_end - a push handed @ssk the end of the data
+ * @sk: the MPTCP socket
+ * @ssk: the subflow, locked by the caller
+ *
+ * MPTCP_FUSO_RULE_LAST_TAIL: record the end as a copy is recorded
+ * (fuso_copy_seq and fuso_copy_dsn), so that the ACK of @ssk's last byte
+ * raises the data-level hole if data below is missing: the evidence that
+ * copies the other subflows' tails.  Here, not in a round: a round may
+ * come only after that ACK (the writer streams, no subflow had room, the
+ * last push came from an ACK), and the end's tail is gone by then.
+ */
+void __mptcp_fuso_data_end(struct sock *sk, struct sock *ssk)
+{
+	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
+	struct mptcp_sock *msk = mptcp_sk(sk);
+	u32 seq = tcp_sk(ssk)->write_seq;
+	u64 dsn = READ_ONCE(msk->snd_nxt);
+
+	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX) ||
+	    (~msk->fuso_rules & (MPTCP_FUSO_RULE_TARGETED |
+				 MPTCP_FUSO_RULE_LAST_TAIL)))
+		return;
+	sock_owned_by_me(ssk);
+	if (!subflow->fuso_copy_valid ||
+	    after64(dsn, subflow->fuso_copy_dsn))
+		subflow->fuso_copy_dsn = dsn;
+	if (!subflow->fuso_copy_valid || after(seq, subflow->fuso_copy_seq))
+		subflow->fuso_copy_seq = seq;
+	subflow->fuso_copy_valid = 1;
 }
 
 /* The smallest smoothed RTT of @msk's subflows, 0 if none has one */

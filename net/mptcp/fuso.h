@@ -61,6 +61,7 @@ bool __mptcp_fuso_sendmsg_start(struct sock *sk);
 void __mptcp_fuso_sendmsg_done(struct sock *sk, bool idle);
 void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk);
 void __mptcp_fuso_uncork(struct sock *sk);
+void __mptcp_fuso_data_end(struct sock *sk, struct sock *ssk);
 
 /* mptcp_sendmsg() may queue new data; returns what to give back to
  * mptcp_fuso_sendmsg_done() if it queues nothing
@@ -77,6 +78,13 @@ static inline void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
 {
 	if (static_branch_unlikely(&mptcp_fuso_tx_key))
 		__mptcp_fuso_sendmsg_done(sk, idle);
+}
+
+/* A push handed @ssk (locked) the end of the data */
+static inline void mptcp_fuso_data_end(struct sock *sk, struct sock *ssk)
+{
+	if (static_branch_unlikely(&mptcp_fuso_tx_key))
+		__mptcp_fuso_data_end(sk, ssk);
 }
 
 /* TCP_CORK was cleared: what it held back ends a message */
@@ -134,6 +142,7 @@ static inline bool mptcp_fuso_sendmsg_start(struct sock *sk)
 
 static inline void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle) {}
 static inline void mptcp_fuso_uncork(struct sock *sk) {}
+static inline void mptcp_fuso_data_end(struct sock *sk, struct sock *ssk) {}
 static inline void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk) {}
 static inline void mptcp_fuso_try_send_recoveries(struct sock *sk) {}
 
