@@ -1079,6 +1079,21 @@ static struct mptcp_data_frag *mptcp_fuso_dfrag(struct sock *sk, u64 dsn)
 	return NULL;
 }
 
+/* Data up to @dsn went out on @subflow, its subflow bytes ending at @seq:
+ * when @seq is acknowledged, a data-level ACK still below @dsn shows a
+ * hole (__mptcp_fuso_ack_event()).  One mark per subflow: the latest
+ * end and the largest DSN.  Under the subflow lock.
+ */
+static void mptcp_fuso_hole_mark(struct mptcp_subflow_context *subflow,
+				 u32 seq, u64 dsn)
+{
+	if (!subflow->fuso_copy_valid || after64(dsn, subflow->fuso_copy_dsn))
+		subflow->fuso_copy_dsn = dsn;
+	if (!subflow->fuso_copy_valid || after(seq, subflow->fuso_copy_seq))
+		subflow->fuso_copy_seq = seq;
+	subflow->fuso_copy_valid = 1;
+}
+
 /* Send copies of @v on @ssk; *@sent counts them.  Takes and releases the
  * subflow lock.
  * Return: the number of victims handled, sent or found already freed.
@@ -1156,15 +1171,9 @@ static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 					  cost_w, cost_b);
 
 		/* its ACK tells whether the data-level ACK is stuck below it */
-		if (msk->fuso_rules & MPTCP_FUSO_RULE_TARGETED) {
-			u64 dsn_end = v[i].dsn + copied;
-
-			if (!subflow->fuso_copy_valid ||
-			    after64(dsn_end, subflow->fuso_copy_dsn))
-				subflow->fuso_copy_dsn = dsn_end;
-			subflow->fuso_copy_seq = tcp_sk(ssk)->write_seq;
-			subflow->fuso_copy_valid = 1;
-		}
+		if (msk->fuso_rules & MPTCP_FUSO_RULE_TARGETED)
+			mptcp_fuso_hole_mark(subflow, tcp_sk(ssk)->write_seq,
+					     v[i].dsn + copied);
 
 		/* no Nagle, no autocork: the copy leaves now or not at all */
 		if (tcp_write_queue_tail(ssk))
@@ -1297,22 +1306,15 @@ out:
  */
 void __mptcp_fuso_data_end(struct sock *sk, struct sock *ssk)
 {
-	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
 	struct mptcp_sock *msk = mptcp_sk(sk);
-	u32 seq = tcp_sk(ssk)->write_seq;
-	u64 dsn = READ_ONCE(msk->snd_nxt);
 
 	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX) ||
 	    (~msk->fuso_rules & (MPTCP_FUSO_RULE_TARGETED |
 				 MPTCP_FUSO_RULE_LAST_TAIL)))
 		return;
 	sock_owned_by_me(ssk);
-	if (!subflow->fuso_copy_valid ||
-	    after64(dsn, subflow->fuso_copy_dsn))
-		subflow->fuso_copy_dsn = dsn;
-	if (!subflow->fuso_copy_valid || after(seq, subflow->fuso_copy_seq))
-		subflow->fuso_copy_seq = seq;
-	subflow->fuso_copy_valid = 1;
+	mptcp_fuso_hole_mark(mptcp_subflow_ctx(ssk), tcp_sk(ssk)->write_seq,
+			     READ_ONCE(msk->snd_nxt));
 }
 
 /* The smallest smoothed RTT of @msk's subflows, 0 if none has one */

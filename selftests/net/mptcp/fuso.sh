@@ -1134,6 +1134,35 @@ test_sched_window()
 	set_sched default
 }
 
+# The paths of the spread cases, with the window scheduler: path 1 at
+# 2 ms each way, path 2 at 1 ms with an initial window of 4 segments, no
+# loss, and an RTO of about 5 ms on both, so that the 50 ms between
+# exchanges are idle time.  $1: "add" or "del" (back to the defaults);
+# $2: family
+spread_paths()
+{
+	local a1=10.0.1.1 a2=10.0.2.1 pfx=32 delay=2ms
+
+	[ "${2}" = 6 ] && a1=dead:beef:1::1 a2=dead:beef:2::1 pfx=128
+	if [ "${1}" = add ]; then
+		set_sched window
+		path2_loss ""
+		ip -net "${ns2}" route add "${a2}/${pfx}" dev ns2eth2 \
+			initcwnd 4 rto_min 5ms
+		ip -net "${ns2}" route add "${a1}/${pfx}" dev ns2eth1 rto_min 5ms
+	else
+		ip -net "${ns2}" route del "${a2}/${pfx}" dev ns2eth2
+		ip -net "${ns2}" route del "${a1}/${pfx}" dev ns2eth1
+		delay=1ms
+	fi
+	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay "${delay}"
+	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay "${delay}"
+	if [ "${1}" = del ]; then
+		path2_loss "${loss}"
+		set_sched default
+	fi
+}
+
 # The window scheduler on an idle connection: each 10000-byte response
 # (8 segments) finds path 2, the faster one (1 ms each way against 2 ms),
 # restarted after the idle time to its initial window of 4 segments, and
@@ -1149,20 +1178,13 @@ test_sched_window_spread()
 {
 	local family=${1}
 	local name="IPv${family} scheduler \"window\": idle, a response leaves on both paths"
-	local a1=10.0.1.1 a2=10.0.2.1 pfx=32 n=20 size=10000 rc=0
+	local n=20 size=10000 rc=0
 	local addr_opt caddr spid cpid tx0 tx1
 	local out="${tmpdir}/spread.out" go="${tmpdir}/go"
 
-	[ "${family}" = 6 ] && a1=dead:beef:1::1 a2=dead:beef:2::1 pfx=128
 	mptcp_lib_print_title "${name}"
 	set_mode 0
-	set_sched window
-	path2_loss ""
-	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 2ms
-	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 2ms
-	# an RTO of about 5 ms: the 50 ms between exchanges are idle time
-	ip -net "${ns2}" route add "${a2}/${pfx}" dev ns2eth2 initcwnd 4 rto_min 5ms
-	ip -net "${ns2}" route add "${a1}/${pfx}" dev ns2eth1 rto_min 5ms
+	spread_paths add "${family}"
 
 	rr_addr "${family}"
 	rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
@@ -1176,12 +1198,7 @@ test_sched_window_spread()
 	tx1=$(($(tx_bytes "${ns2}" ns2eth1) - tx0))
 	rr_server_stop
 
-	ip -net "${ns2}" route del "${a2}/${pfx}" dev ns2eth2
-	ip -net "${ns2}" route del "${a1}/${pfx}" dev ns2eth1
-	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms
-	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms
-	path2_loss "${loss}"
-	set_sched default
+	spread_paths del "${family}"
 
 	mptcp_lib_pr_info "path 1 carried ${tx1} bytes of ${n} responses of ${size}"
 	# about half of each response; ACKs alone are under 100 bytes each
@@ -1205,20 +1222,14 @@ test_last_tail()
 {
 	local family=${1}
 	local name="IPv${family} fuso_rules=47: of two tails, one copied at once"
-	local a1=10.0.1.1 a2=10.0.2.1 pfx=32 n=20 size=10000 rc=0
+	local n=20 size=10000 rc=0
 	local addr_opt caddr spid cpid c0 rules tx0 tx1
 	local out="${tmpdir}/lasttail.out" go="${tmpdir}/go"
 	local -A copies spread
 
-	[ "${family}" = 6 ] && a1=dead:beef:1::1 a2=dead:beef:2::1 pfx=128
 	mptcp_lib_print_title "${name}"
 	set_mode 1
-	set_sched window
-	path2_loss ""
-	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 2ms
-	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 2ms
-	ip -net "${ns2}" route add "${a2}/${pfx}" dev ns2eth2 initcwnd 4 rto_min 5ms
-	ip -net "${ns2}" route add "${a1}/${pfx}" dev ns2eth1 rto_min 5ms
+	spread_paths add "${family}"
 
 	rr_addr "${family}"
 	for rules in 47 15; do
@@ -1239,12 +1250,7 @@ test_last_tail()
 		rr_server_stop
 	done
 
-	ip -net "${ns2}" route del "${a2}/${pfx}" dev ns2eth2
-	ip -net "${ns2}" route del "${a1}/${pfx}" dev ns2eth1
-	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms
-	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms
-	path2_loss "${loss}"
-	set_sched default
+	spread_paths del "${family}"
 	set_rules 47
 	set_mode 0
 
