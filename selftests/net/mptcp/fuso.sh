@@ -23,6 +23,9 @@
 #   waits for a timer;
 # - no loss at all: no data sequence number is copied twice (each
 #   segment at most once, also when the copies share the subflow);
+# - a victim that holds the end of one of the msk's data fragments and
+#   the start of the next is copied whole (the paper's sender, every
+#   segment of a response copied: no gap between the copies);
 # - the handshake's third ACK and the first request lost: FUSO must not
 #   copy before the peer confirmed MPTCP, or the connection is reset;
 # - the FUSO receiver (fuso=3): a subflow-level hole on one path while the
@@ -488,6 +491,89 @@ test_copy_once()
 	elif [ ${rc} = 0 ] && [ "${rtx}" = 0 ] && [ "${twice}" != 0 ]; then
 		mptcp_lib_pr_fail "${twice} of ${all} copies repeat a sequence" \
 			"number, with no retransmission"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
+# Copies that leave a hole: read from the trace on stdin, print "COPIES
+# MAX HOLES", where MAX is the longest copy and HOLES counts gaps between
+# the copies of one connection, in data sequence order, that are shorter
+# than MAX: a victim copied only in part.  Python, for 64-bit DSNs.
+copy_holes()
+{
+	python3 -c '
+import re, sys
+conns = {}
+for line in sys.stdin:
+    m = re.search(r"sock_cookie=(\S+) .* dsn=(\d+) len=(\d+)", line)
+    if m:
+        conns.setdefault(m[1], []).append((int(m[2]), int(m[3])))
+n = sum(len(c) for c in conns.values())
+top = max((ln for c in conns.values() for _, ln in c), default=0)
+holes = 0
+for c in conns.values():
+    c.sort()
+    for (d, ln), (d2, _) in zip(c, c[1:]):
+        if 0 < (d2 - d - ln) % (1 << 64) < top:
+            holes += 1
+print(n, top, holes)'
+}
+
+# A victim whose mapping spans two data fragments is copied whole.  The
+# msk keeps the application's data in fragments of the 32 KB pages it
+# writes into; a subflow skb, and its DSS mapping, goes on across a
+# fragment's end, so one MSS-sized victim can hold the end of one
+# fragment and the start of the next.  Each 60000-byte response crosses
+# such an end.  The paper's sender (fuso_rules=0) copies every segment in
+# flight when the response is sent; path 1's initial window (100) lets
+# the response and its copies leave in one flight, so every segment is
+# copied and the copies of a response follow each other without a gap.
+# A victim cut at its fragment's end left the rest of it, up to one MSS,
+# never copied: a gap shorter than a segment.  $1: family
+test_span()
+{
+	local family=${1}
+	local name="fuso=1 IPv${family} a segment across two data fragments copied whole"
+	local n=20 size=60000 rc=0
+	local t ev addr_opt caddr spid cpid all top holes
+	local out="${tmpdir}/span.out" go="${tmpdir}/go"
+	local a1=10.0.1.1 pfx=32
+
+	[ "${family}" = 6 ] && a1=dead:beef:1::1 pfx=128
+	mptcp_lib_print_title "${name}"
+	trace_begin "${name}" || return
+	set_rules 0
+	path2_loss ""
+	ip -net "${ns2}" route add "${a1}/${pfx}" dev ns2eth1 initcwnd 100
+
+	rr_addr "${family}"
+	rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
+		--before "sleep 0.05" || rc=1
+	echo > "${t}/trace"
+	touch "${go}"
+	if ! wait ${cpid}; then
+		mptcp_lib_pr_fail "a response was lost or corrupted"
+		rc=1
+	fi
+	rr_server_stop
+
+	trace_stop
+	read -r all top holes < <(grep 'mptcp_fuso_recovery:' "${t}/trace" |
+				  copy_holes)
+	echo > "${t}/trace"
+	ip -net "${ns2}" route del "${a1}/${pfx}" dev ns2eth1
+	path2_loss "${loss}"
+	set_rules 47
+
+	mptcp_lib_pr_info "${all} copies of up to ${top} bytes," \
+		"${holes} gaps shorter than that"
+	if [ ${rc} = 0 ] && [ "${all}" -lt $((n * size / 1500)) ]; then
+		# without a copy of (nearly) every segment, no gap tells
+		mptcp_lib_pr_fail "${all} copies: expected every segment copied"
+		rc=1
+	elif [ ${rc} = 0 ] && [ "${holes}" != 0 ]; then
+		mptcp_lib_pr_fail "${holes} victims copied only in part"
 		rc=1
 	fi
 	result "${name}" ${rc}
@@ -1484,6 +1570,7 @@ if part_ok 1; then
 	ip_ok 4 && test_tail_loss 1 4 epipe
 	ip_ok 4 && test_copy_once 4
 	ip_ok 6 && test_copy_once 6
+	ip_ok 4 && test_span 4
 	test_tracepoint
 fi
 
