@@ -126,7 +126,7 @@
  *
  * The sender above is the paper's, ``net.mptcp.fuso_rules=0``.  Each bit
  * of ``net.mptcp.fuso_rules`` adds a rule beyond the paper; the default,
- * 47, enables all but ``SCHED_CAUTIOUS``.
+ * 63, enables all six.
  *
  * ``CAUTIOUS`` (1)
  *   no copy onto a subflow in CWR, Recovery or Loss, or that was there
@@ -157,7 +157,9 @@
  *   retransmission-loss case): each one is copied once more, tracked by a
  *   second watermark, ``fuso_rtx_prot``.
  * ``SCHED_CAUTIOUS`` (16)
- *   a rule of the ``window`` scheduler, not of the sender (sched.c).
+ *   a rule of the ``window`` scheduler, not of the sender (sched.c): after
+ *   an ECN echo a connection backs off as one flow, which keeps an incast
+ *   at TCP's mean.
  * ``LAST_TAIL`` (32, with ``TARGETED``)
  *   of the subflows' tails, copy at once only the one that carries the
  *   end of the data sent (``mptcp_fuso_tail_ends_data()``).  The other
@@ -171,7 +173,7 @@
  * Every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured
  * 40 % extra bytes at low load, falling as load rises because spare cwnd
- * disappears.  The default rules (47) together cut the copies from about
+ * disappears.  The default rules (63) together cut the copies from about
  * 40 % of the bytes to about 5 % in the FUSO benchmark
  * (Documentation/benchmark.md in the FUSO repository; measured rule by
  * rule for ``LAST_TAIL`` only, which halves them).

@@ -82,6 +82,8 @@ loss=${FUSO_TEST_LOSS:-2%}
 size_kb=${FUSO_TEST_SIZE:-512}
 parts=${FUSO_TEST_PARTS:-knobs 0 1 3 hole rules}
 port=10000
+# net.mptcp.fuso_rules' default: every rule
+rules_default=63
 timeout_poll=30
 timeout_test=$((timeout_poll * 2 + 1))
 MPTCP_LIB_TEST_FORMAT="%02u %-62s"
@@ -123,7 +125,7 @@ test_sysctl_defaults()
 	check_value "${ns1}" fuso 0 || rc=1
 	check_value "${ns1}" fuso_alpha 50 || rc=1
 	check_value "${ns1}" fuso_beta 50 || rc=1
-	check_value "${ns1}" fuso_rules 47 || rc=1
+	check_value "${ns1}" fuso_rules "${rules_default}" || rc=1
 	result "sysctl defaults" ${rc}
 }
 
@@ -152,10 +154,13 @@ test_sysctl_range()
 		# a rejected write leaves the value alone
 		check_value "${ns1}" "${name}" "${max}" || rc=1
 	done
-	# per netns: the other namespace kept its default
+	# per netns: the other namespace kept its default (1 is no knob's
+	# default, and the maximum is fuso_rules')
+	fuso_sysctl_write "${ns1}" "${name}" 1 >/dev/null
+	check_value "${ns1}" "${name}" 1 || rc=1
 	case "${name}" in
 	fuso) check_value "${ns2}" "${name}" 0 || rc=1 ;;
-	fuso_rules) check_value "${ns2}" "${name}" 47 || rc=1 ;;
+	fuso_rules) check_value "${ns2}" "${name}" "${rules_default}" || rc=1 ;;
 	*) check_value "${ns2}" "${name}" 50 || rc=1 ;;
 	esac
 	result "sysctl ${name} range" ${rc}
@@ -564,7 +569,7 @@ test_span()
 	echo > "${t}/trace"
 	ip -net "${ns2}" route del "${a1}/${pfx}" dev ns2eth1
 	path2_loss "${loss}"
-	set_rules 47
+	set_rules "${rules_default}"
 
 	mptcp_lib_pr_info "${all} copies of up to ${top} bytes," \
 		"${holes} gaps shorter than that"
@@ -1337,7 +1342,7 @@ test_last_tail()
 	done
 
 	spread_paths del "${family}"
-	set_rules 47
+	set_rules "${rules_default}"
 	set_mode 0
 
 	mptcp_lib_pr_info "${n} responses: ${copies[47]} copies with rules 47," \
@@ -1426,7 +1431,7 @@ test_clean_path()
 	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms
 	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms
 	path2_loss "${loss}"
-	set_rules 47
+	set_rules "${rules_default}"
 
 	mptcp_lib_pr_info "${all} copies, ${back} back onto a subflow with a" \
 		"loss; the first of those went ${first}"
@@ -1535,7 +1540,7 @@ if part_ok knobs; then
 	test_sysctl_range fuso_rules 63
 	fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
-	fuso_sysctl_write "${ns1}" fuso_rules 47 >/dev/null
+	fuso_sysctl_write "${ns1}" fuso_rules "${rules_default}" >/dev/null
 	test_counters_exist
 fi
 
@@ -1592,7 +1597,7 @@ if part_ok hole; then
 	ip_ok 4 && test_ofo_push 4
 	ip_ok 6 && test_ofo_push 6
 	ip_ok 4 && test_ofo_csum 4
-	set_rules 47
+	set_rules "${rules_default}"
 fi
 
 if part_ok rules; then
