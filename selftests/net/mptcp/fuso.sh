@@ -417,6 +417,18 @@ rr_start_joined()
 	rr_wait_joined "${out}" "${joined_before}"
 }
 
+# $1: the go file of rr_start_joined; $2: what the client fetches (default
+# "a response").  Let the client (cpid) go on past its warm-up and wait
+# for it; returns 1, and says so, if it failed.
+rr_go()
+{
+	touch "${1}"
+	if ! wait ${cpid}; then
+		mptcp_lib_pr_fail "${2:-a response} was lost or corrupted"
+		return 1
+	fi
+}
+
 # Short request/response exchanges, as in the paper's workloads.
 # $1: mode; $2: family; $3: "persistent" or "new" connections
 test_rr()
@@ -556,11 +568,7 @@ test_span()
 	rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
 		--before "sleep 0.05" || rc=1
 	echo > "${t}/trace"
-	touch "${go}"
-	if ! wait ${cpid}; then
-		mptcp_lib_pr_fail "a response was lost or corrupted"
-		rc=1
-	fi
+	rr_go "${go}" || rc=1
 	rr_server_stop
 
 	trace_stop
@@ -670,12 +678,7 @@ test_tail_loss()
 	# after the warm-up, with the second subflow up: arm the drop
 	rr_wait_joined "${out}" "${joined_before}" || rc=1
 	tail_drop_rule "${family}" -A "${port}"
-	touch "${go}"
-
-	if ! wait ${cpid}; then
-		mptcp_lib_pr_fail "the tail response was lost or corrupted"
-		rc=1
-	fi
+	rr_go "${go}" "the tail response" || rc=1
 	# the server notes MPTCP_INFO once it has seen the client close
 	if [ -n "${sock}" ]; then
 		for i in $(seq 50); do
@@ -1281,11 +1284,7 @@ test_sched_window_spread()
 	rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
 		--before "sleep 0.05" || rc=1
 	tx0=$(tx_bytes "${ns2}" ns2eth1)
-	touch "${go}"
-	if ! wait ${cpid}; then
-		mptcp_lib_pr_fail "a response was lost or corrupted"
-		rc=1
-	fi
+	rr_go "${go}" || rc=1
 	tx1=$(($(tx_bytes "${ns2}" ns2eth1) - tx0))
 	rr_server_stop
 
@@ -1329,11 +1328,7 @@ test_last_tail()
 			--before "sleep 0.05" || rc=1
 		c0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecovery)
 		tx0=$(tx_bytes "${ns2}" ns2eth1)
-		touch "${go}"
-		if ! wait ${cpid}; then
-			mptcp_lib_pr_fail "a response was lost or corrupted"
-			rc=1
-		fi
+		rr_go "${go}" || rc=1
 		tx1=$(($(tx_bytes "${ns2}" ns2eth1) - tx0))
 		copies[${rules}]=$(($(mptcp_lib_get_counter "${ns2}" \
 			MPTcpExtFusoRecovery) - c0))
@@ -1400,11 +1395,7 @@ test_clean_path()
 	# warm-up exchange, wait for the second subflow, empty the trace.
 	rr_start_joined "${out}" "${go}" -n 101 -s 1000,4000 || rc=1
 	echo > "${t}/trace"
-	touch "${go}"
-	if ! wait ${cpid}; then
-		mptcp_lib_pr_fail "a response was lost or corrupted"
-		rc=1
-	fi
+	rr_go "${go}" || rc=1
 	rr_server_stop
 
 	trace_stop
