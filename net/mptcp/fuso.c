@@ -159,7 +159,8 @@
  * ``SCHED_CAUTIOUS`` (16)
  *   a rule of the ``window`` scheduler, not of the sender (sched.c): after
  *   an ECN echo a connection backs off as one flow, which keeps an incast
- *   at TCP's mean.
+ *   of up to 50 senders at TCP's mean in the FUSO benchmark (not one of
+ *   70).
  * ``LAST_TAIL`` (32, with ``TARGETED``)
  *   of the subflows' tails, copy at once only the one that carries the
  *   end of the data sent (``mptcp_fuso_tail_ends_data()``).  The other
