@@ -117,8 +117,10 @@
  * ``MPTCP_FUSO_MAX_SUBFLOWS`` (16) subflows considered.  A round also
  * stops when no subflow can take a copy, or when nothing is left to
  * protect; in the last case it records ``snd_nxt``, so that T2 stays quiet,
- * a few loads and compares, until new data is sent.  In a bulk transfer
- * there is always new data, so T2 exits on its first tests.
+ * a few loads and compares, until new data is sent, evidence of a loss
+ * comes for data that waits for it, or (a tail waiting for another
+ * carrier) another subflow's ACK.  In a bulk transfer there is always new
+ * data, so T2 exits on its first tests.
  */
 
 /**
@@ -135,9 +137,11 @@
  * ``TARGETED`` (2)
  *   copy at once only what no later ACK can show to be lost: each
  *   subflow's tail, its last MSS of original data, once per ``snd_nxt``;
- *   a tail whose copy had to go onto its own subflow, where a loss burst
- *   takes original and copy alike, is copied once more as soon as another
- *   subflow can carry it.
+ *   a tail whose copy went onto its own subflow, where a loss burst
+ *   takes original and copy alike, is copied once more when another
+ *   subflow ranks first as its carrier: the ACKs of other subflows wake
+ *   a round for it, those of its own subflow do not (they would only
+ *   find that subflow first again).
  *   Copy the rest only on evidence of a loss (``mptcp_fuso_evident()``):
  *   TCP marked the segment lost (RACK, SACK scoreboard), the peer SACKed
  *   later data of the same subflow, or a copy of later data was
@@ -865,6 +869,16 @@ static const struct mptcp_ext *mptcp_fuso_orig_ext(const struct sk_buff *skb)
 	return ext;
 }
 
+/* The tail copied onto @subflow itself is not acknowledged yet: it waits
+ * for another subflow to carry a second copy.  Under the subflow lock.
+ */
+static bool mptcp_fuso_tail_waits(const struct mptcp_subflow_context *subflow,
+				  const struct tcp_sock *tp)
+{
+	return subflow->fuso_tail_self &&
+	       after(subflow->fuso_tail_end, tp->snd_una);
+}
+
 /* MPTCP_FUSO_RULE_TARGETED: the subflow's last segment, which no later ACK
  * can show to be lost, is copied at once, once per snd_nxt.  It is the last
  * MSS of the last original not SACKed; what of it lies below the watermark
@@ -943,7 +957,7 @@ static int mptcp_fuso_take_tail(struct mptcp_subflow_context *subflow,
 	subflow->fuso_tail_valid = 1;
 out:
 	/* a tail on its own path only waits for another carrier */
-	if (subflow->fuso_tail_self && after(subflow->fuso_tail_end, tp->snd_una))
+	if (mptcp_fuso_tail_waits(subflow, tp))
 		*carrier = true;
 	return n;
 }
@@ -1277,7 +1291,9 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			 * for evidence of loss, until an ACK brings some
 			 */
 			WRITE_ONCE(msk->fuso_wait_ev, pending);
-			/* a tail waiting for a carrier: any ACK may free one */
+			/* a tail waiting for a carrier: another subflow's ACK
+			 * may free one (__mptcp_fuso_ack_event())
+			 */
 			WRITE_ONCE(msk->fuso_idle_snd_nxt,
 				   carrier ? msk->snd_nxt - 1 : msk->snd_nxt);
 			MPTCP_INC_STATS(net, MPTCP_MIB_FUSOALLPROTECTED);
@@ -1435,15 +1451,16 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
 	struct mptcp_sock *msk = mptcp_sk(sk);
 	struct tcp_sock *tp = tcp_sk(ssk);
-	bool hole = false, ev = false;
+	bool hole = false, ev = false, rtx;
 	u32 in_flight, cwnd;
+	u64 nxt, quiet;
 
 	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX))
 		return;
 
 	/* a new retransmission may want a copy (MPTCP_FUSO_RULE_PROTECT_RTX) */
-	if (tp->total_retrans != subflow->fuso_rtx_seen &&
-	    (msk->fuso_rules & MPTCP_FUSO_RULE_PROTECT_RTX))
+	rtx = tp->total_retrans != subflow->fuso_rtx_seen;
+	if (rtx && (msk->fuso_rules & MPTCP_FUSO_RULE_PROTECT_RTX))
 		hole = true;
 	mptcp_fuso_sample_rtx(subflow, ssk);
 	if (inet_csk(ssk)->icsk_ca_state >= TCP_CA_CWR) {
@@ -1489,12 +1506,23 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 
 	/* The copy may go to another subflow, so not only when this one
 	 * has room.  Once a round found nothing to copy, wait for new data,
-	 * or for evidence if some data waits for it.
+	 * or for evidence if some data waits for it.  If a tail waits for
+	 * another carrier (fuso_idle_snd_nxt one below snd_nxt), for an ACK
+	 * on a subflow other than the tail's, which may have opened its
+	 * window, or a retransmission on the tail's, which ranks it lower as
+	 * a carrier: any other ACK of the tail's own subflow would wake a
+	 * round that takes that subflow again and finds nothing.  (Of two
+	 * subflows whose tails both wait, neither one's ACKs wake a round
+	 * for the other's tail; the ACK of its own tail, or a loss it
+	 * reveals, still does.)
 	 */
 	if (!mptcp_fuso_may_run(msk))
 		return;
-	if (READ_ONCE(msk->snd_nxt) == READ_ONCE(msk->fuso_idle_snd_nxt) &&
-	    !hole && !(ev && READ_ONCE(msk->fuso_wait_ev)))
+	nxt = READ_ONCE(msk->snd_nxt);
+	quiet = READ_ONCE(msk->fuso_idle_snd_nxt);
+	if (!hole && !(ev && READ_ONCE(msk->fuso_wait_ev)) &&
+	    (nxt == quiet ||
+	     (nxt - 1 == quiet && !rtx && mptcp_fuso_tail_waits(subflow, tp))))
 		return;
 
 	if (sock_owned_by_user(sk)) {

@@ -26,6 +26,10 @@
 # - a victim that holds the end of one of the msk's data fragments and
 #   the start of the next is copied whole (the paper's sender, every
 #   segment of a response copied: no gap between the copies);
+# - a connection with nothing left to protect wakes no round per ACK:
+#   one-flight responses whose tails wait for another carrier, ACKed a
+#   few segments apart, wake at most 2 rounds per response from the ACK
+#   path (MPTcpExtFusoDeferred);
 # - the handshake's third ACK and the first request lost: FUSO must not
 #   copy before the peer confirmed MPTCP, or the connection is reset;
 # - the FUSO receiver (fuso=3): a subflow-level hole on one path while the
@@ -587,6 +591,95 @@ test_span()
 		rc=1
 	elif [ ${rc} = 0 ] && [ "${holes}" != 0 ]; then
 		mptcp_lib_pr_fail "${holes} victims copied only in part"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
+# No round woken on every ACK once nothing is left to protect (issue 18,
+# item 2).  The default rules and scheduler, no loss: each response's tail
+# is copied when the response is sent, and the rest of its segments waits
+# for evidence of a loss that never comes.  Path 1's initial window (100)
+# lets each 60000-byte response leave in one flight, so the server is idle
+# with 40 segments in flight and some 20 ACKs to come for each.  Those
+# ACKs may wake a round only for new data, a new retransmission, evidence
+# of a loss, or, for a tail waiting for a carrier, a window opening on
+# another subflow: a few per response (MPTcpExtFusoDeferred), however
+# many ACKs arrive.
+# The default scheduler keeps a response on subflow 1, which then ranks
+# first as the carrier of its own tail (subflow 2 never sent: with
+# CLEAN_PATH it ranks right after the clean subflows).  The tail goes onto
+# its own path and waits for another carrier.  Each ACK of subflow 1 woke
+# a round, which took subflow 1 again and found nothing: some 130 empty
+# rounds for 20 responses.  $1: family
+test_ack_rounds()
+{
+	local family=${1}
+	local name="fuso=1 IPv${family} no round woken per ACK once all is protected"
+	local n=20 size=60000 rc=0
+	local addr_opt caddr spid cpid woken rounds empty acks copies c i
+	local out="${tmpdir}/ackrounds.out" go="${tmpdir}/go"
+	local a=10.0 pfx=32
+	local -A cnt
+
+	[ "${family}" = 6 ] && a=dead:beef pfx=128
+	mptcp_lib_print_title "${name}"
+	set_rules "${rules_default}"
+	path2_loss ""
+	# Both paths alike: no loss, an initial window
+	# of 100, one packet per segment at 10 Mbit/s, so that the ACKs come
+	# back a few segments apart as on a real link.  (veth carries a TSO
+	# skb whole, and without a rate a whole flight arrives at once and
+	# is ACKed in one softirq: the worker's pending bit then folds all
+	# its ACKs into one round.)
+	for i in 1 2; do
+		if [ "${family}" = 6 ]; then c="${a}:${i}::1"; else c="${a}.${i}.1"; fi
+		ip -net "${ns2}" route add "${c}/${pfx}" dev "ns2eth${i}" initcwnd 100
+		ip netns exec "${ns2}" ethtool -K "ns2eth${i}" tso off gso off >/dev/null
+		tc -n "${ns2}" qdisc change dev "ns2eth${i}" root netem delay 1ms rate 10mbit
+	done
+
+	rr_addr "${family}"
+	rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
+		--before "sleep 0.05" || rc=1
+	for c in MPTcpExtFusoDeferred MPTcpExtFusoRounds \
+		 MPTcpExtFusoRoundsEmpty MPTcpExtFusoRecovery TcpInSegs; do
+		cnt[${c}]=$(mptcp_lib_get_counter "${ns2}" "${c}")
+	done
+	rr_go "${go}" || rc=1
+	for c in MPTcpExtFusoDeferred MPTcpExtFusoRounds \
+		 MPTcpExtFusoRoundsEmpty MPTcpExtFusoRecovery TcpInSegs; do
+		cnt[${c}]=$(($(mptcp_lib_get_counter "${ns2}" "${c}") -
+				cnt[${c}]))
+	done
+	rr_server_stop
+	woken=${cnt[MPTcpExtFusoDeferred]}
+	rounds=${cnt[MPTcpExtFusoRounds]}
+	empty=${cnt[MPTcpExtFusoRoundsEmpty]}
+	copies=${cnt[MPTcpExtFusoRecovery]}
+	acks=${cnt[TcpInSegs]}
+
+	for i in 1 2; do
+		if [ "${family}" = 6 ]; then c="${a}:${i}::1"; else c="${a}.${i}.1"; fi
+		tc -n "${ns2}" qdisc change dev "ns2eth${i}" root netem delay 1ms
+		ip netns exec "${ns2}" ethtool -K "ns2eth${i}" tso on gso on >/dev/null
+		ip -net "${ns2}" route del "${c}/${pfx}" dev "ns2eth${i}"
+	done
+	path2_loss "${loss}"
+
+	mptcp_lib_pr_info "${n} responses, ${acks} segments in at the server:" \
+		"${woken} rounds woken by ACKs, ${rounds} rounds, ${empty}" \
+		"empty, ${copies} copies"
+	if [ ${rc} = 0 ] && [ "${acks}" -lt $((n * 10)) ]; then
+		# without ACKs in numbers this case proves nothing
+		mptcp_lib_pr_fail "${acks} segments in: expected at least 10 ACKs per response"
+		rc=1
+	elif [ ${rc} = 0 ] && [ "${copies}" -lt "${n}" ]; then
+		mptcp_lib_pr_fail "${copies} copies: expected each tail copied"
+		rc=1
+	elif [ ${rc} = 0 ] && [ "${woken}" -gt $((n * 2)) ]; then
+		mptcp_lib_pr_fail "${woken} rounds woken by ${acks} ACKs:" \
+			"expected at most 2 per response"
 		rc=1
 	fi
 	result "${name}" ${rc}
@@ -1567,6 +1660,8 @@ if part_ok 1; then
 	ip_ok 4 && test_copy_once 4
 	ip_ok 6 && test_copy_once 6
 	ip_ok 4 && test_span 4
+	ip_ok 4 && test_ack_rounds 4
+	ip_ok 6 && test_ack_rounds 6
 	test_tracepoint
 fi
 
