@@ -112,8 +112,10 @@ T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.
         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 # the settings that make a condition: every replication must agree on them
-COND_KEYS = ("schemes", "loss", "where", "lossmodel", "nsub", "iwsub", "flows", "qload",
+COND_KEYS = ("schemes", "loss", "where", "lossmodel", "p1delay", "nsub", "iwsub", "flows", "qload",
              "dist", "bgload", "fanout", "size", "bulk")
+# settings that older results do not record, at the value they ran with
+COND_DEFAULTS = {"p1delay": "35"}
 COLS = ["fig", "cond", "scheme", "sizes", "loss", "where", "lossmodel", "nsub", "iwsub",
         "bgload", "fanout", "dist", "size", "reps", "n", "mean", "p50", "p99", "p99_lo",
         "p99_hi", "p99.9", "over5", "rto_share", "rto_share_lo", "rto_share_hi", "rto",
@@ -388,7 +390,8 @@ def find_conds(top, problems, only=None):
             seeds = list(kvs)
             first = kvs[seeds[0]]
             for k in COND_KEYS:
-                norm = {s: " ".join(kv.get(k, "").replace(",", " ").split()) for s, kv in kvs.items()}
+                norm = {s: " ".join(kv.get(k, COND_DEFAULTS.get(k, "")).replace(",", " ").split())
+                        for s, kv in kvs.items()}
                 if len(set(norm.values())) > 1:
                     problems.append(f"{fig}/{cname}: the replications differ in {k}: " +
                                     ", ".join(f"{s} {v!r}" for s, v in norm.items()))

@@ -21,6 +21,9 @@
 #             1 and 2, both directions) or access (every access link of
 #             H4-H6, both directions) [p1]
 #   nsub      MPTCP subflows per connection [4]
+#   p1delay   propagation delay of path 1's ports in microseconds, each
+#             way [35, as on every port]: a topology whose path 1 is
+#             longer than the others (not one of the paper's settings)
 #   iwsub     initial window of each MPTCP subflow [16/nsub, as in the
 #             paper]; a diagnostic knob, not one of the paper's settings
 #   flows     queries per scheme, over all clients [300]
@@ -61,12 +64,12 @@ set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
 schemes="tcp tcp-notlp mptcp fuso1 fuso3-paper fuso3 repflow proactive"
-loss=0 lossmodel=random where=p1 nsub=4 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0 trace=
+loss=0 lossmodel=random where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0 trace=
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
 for kv in "$@"; do
 	case "$kv" in
-	schemes=*|loss=*|lossmodel=*|where=*|nsub=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*|trace=*)
+	schemes=*|loss=*|lossmodel=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*|trace=*)
 		eval "${kv%%=*}=\${kv#*=}" ;;
 	*) echo "guest.sh: unknown setting '$kv'" >&2; exit 1 ;;
 	esac
@@ -87,6 +90,7 @@ case "$lossmodel" in random) ;; gemodel) [ "$where" = p1 ] || { echo "guest.sh: 
 *) echo "guest.sh: lossmodel=random|gemodel, not '$lossmodel'" >&2; exit 1 ;; esac
 case "$seed" in ''|*[!0-9]*) echo "guest.sh: seed must be a number" >&2; exit 1 ;; esac
 case "$size" in *[!0-9]*) echo "guest.sh: size must be a number of bytes" >&2; exit 1 ;; esac
+case "$p1delay" in ''|*[!0-9]*) echo "guest.sh: p1delay must be a number of microseconds" >&2; exit 1 ;; esac
 # the ECMP hash seed of both ToRs, from the seed (fixed per replication)
 hashseed=$(( (seed * 2654435761 + 12345) % 4294967296 ))
 # fixed source ports (fuso-tg -P), below the ephemeral range
@@ -108,13 +112,13 @@ ntc() { local n=$1; shift; tc -n "$P-$n" "$@"; }
 # namespace): every process start is expensive under UML.
 B=/tmp/fb-batch
 
-# port NS DEV: the egress queue of a switch port: propagation delay, then
-# a 1 Gbit/s link with a 128 KB buffer that marks ECN from 32 KB (RED;
-# packets that are not ECN-capable are dropped there instead, as on a
-# switch)
+# port NS DEV [DELAY]: the egress queue of a switch port: propagation
+# delay (DELAY us, default 35), then a 1 Gbit/s link with a 128 KB buffer
+# that marks ECN from 32 KB (RED; packets that are not ECN-capable are
+# dropped there instead, as on a switch)
 port() {
 	cat >>"$B/$1.tc" <<-EOF
-	qdisc add dev $2 root handle 1: netem delay 35us limit 10000
+	qdisc add dev $2 root handle 1: netem delay ${3:-35}us limit 10000
 	qdisc add dev $2 parent 1:1 handle 10: tbf rate 1gbit burst 3000 limit 200000
 	qdisc add dev $2 parent 10:1 handle 20: red limit 131072 min 30000 max 32768 avpkt 1500 burst 21 probability 1.0 bandwidth 1gbit ecn
 	EOF
@@ -138,7 +142,7 @@ topo_down() {
 
 # topo_up SCHEME
 topo_up() {
-	local s=$1 k t net tor p fw hosts n ic tlp=3 fuso=0 sched=default rules=
+	local s=$1 k t net tor p d fw hosts n ic tlp=3 fuso=0 sched=default rules=
 	topo_down
 	rm -rf "$B"
 	mkdir -p "$B"
@@ -176,8 +180,10 @@ topo_up() {
 		echo "link add p$p netns $P-t1 type veth peer name p$p netns $P-t2" >>"$B/root.ip"
 		printf 'addr add 10.9.%s.1/30 dev p%s\nlink set p%s up\n' $p $p $p >>"$B/t1.ip"
 		printf 'addr add 10.9.%s.2/30 dev p%s\nlink set p%s up\n' $p $p $p >>"$B/t2.ip"
-		port t1 "p$p"
-		port t2 "p$p"
+		d=35
+		[ "$p" = 1 ] && d=$p1delay
+		port t1 "p$p" "$d"
+		port t2 "p$p" "$d"
 	done
 	echo "route add 10.2.0.0/16 nexthop via 10.9.1.2 dev p1 nexthop via 10.9.2.2 dev p2 nexthop via 10.9.3.2 dev p3" >>"$B/t1.ip"
 	echo "route add 10.1.0.0/16 nexthop via 10.9.1.1 dev p1 nexthop via 10.9.2.1 dev p2 nexthop via 10.9.3.1 dev p3" >>"$B/t2.ip"
@@ -260,7 +266,7 @@ topo_up() {
 		local gp
 		gp=$(awk -v l="$loss" 'BEGIN { l /= 100; printf "%.4f", 100 * 0.3 * l / (0.7 - l) }')
 		for t in t1 t2; do
-			ntc $t qdisc change dev p1 root handle 1: netem delay 35us limit 10000 \
+			ntc $t qdisc change dev p1 root handle 1: netem delay "${p1delay}us" limit 10000 \
 				loss gemodel "$gp%" 30% 70% 0% || return 1
 		done
 	elif [ "$loss" != 0 ]; then
@@ -524,10 +530,10 @@ run_bulk() {
 	return $rc
 }
 
-msg "condition: loss=$loss% ($lossmodel) where=$where nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout seed=$seed"
+msg "condition: loss=$loss% ($lossmodel) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout seed=$seed"
 {
-	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nwhere=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
-		"$schemes" "$loss" "$lossmodel" "$where" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$bulk" "$seed" "$hashseed" \
+	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
+		"$schemes" "$loss" "$lossmodel" "$where" "$p1delay" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$bulk" "$seed" "$hashseed" \
 		"$(uname -r)" "$(cat /proc/cmdline | tr -s ' ' | cut -c1-400)"
 	echo "# path SCHEME CLIENT LOCAL REMOTE PATH_TO_SERVER PATH_TO_CLIENT: every connection and subflow after the warm-up"
 } >"$OUT/condition.txt"
