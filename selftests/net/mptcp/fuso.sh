@@ -599,8 +599,8 @@ test_span()
 # No round woken on every ACK once nothing is left to protect (issue 18,
 # item 2).  The default rules and scheduler, no loss: each response's tail
 # is copied when the response is sent, and the rest of its segments waits
-# for evidence of a loss that never comes.  Path 1's initial window (100)
-# lets each 60000-byte response leave in one flight, so the server is idle
+# for evidence of a loss that never comes.  An initial window of 100 lets
+# each 60000-byte response leave in one flight, so the server is idle
 # with 40 segments in flight and some 20 ACKs to come for each.  Those
 # ACKs may wake a round only for new data, a new retransmission, evidence
 # of a loss, or, for a tail waiting for a carrier, a window opening on
@@ -619,22 +619,23 @@ test_ack_rounds()
 	local n=20 size=60000 rc=0
 	local addr_opt caddr spid cpid woken rounds empty acks copies c i
 	local out="${tmpdir}/ackrounds.out" go="${tmpdir}/go"
-	local a=10.0 pfx=32
+	local counters="MPTcpExtFusoDeferred MPTcpExtFusoRounds
+			MPTcpExtFusoRoundsEmpty MPTcpExtFusoRecovery TcpInSegs"
+	local -a dst=(10.0.1.1/32 10.0.2.1/32)
 	local -A cnt
 
-	[ "${family}" = 6 ] && a=dead:beef pfx=128
+	[ "${family}" = 6 ] && dst=(dead:beef:1::1/128 dead:beef:2::1/128)
 	mptcp_lib_print_title "${name}"
 	set_rules "${rules_default}"
 	path2_loss ""
-	# Both paths alike: no loss, an initial window
-	# of 100, one packet per segment at 10 Mbit/s, so that the ACKs come
-	# back a few segments apart as on a real link.  (veth carries a TSO
-	# skb whole, and without a rate a whole flight arrives at once and
-	# is ACKed in one softirq: the worker's pending bit then folds all
-	# its ACKs into one round.)
+	# Both paths alike: no loss, an initial window of 100, one packet
+	# per segment at 10 Mbit/s, so that the ACKs come back a few
+	# segments apart as on a real link.  (veth carries a TSO skb whole,
+	# and without a rate a whole flight arrives at once and is ACKed in
+	# one softirq: the worker's pending bit then folds all its ACKs into
+	# one round.)
 	for i in 1 2; do
-		if [ "${family}" = 6 ]; then c="${a}:${i}::1"; else c="${a}.${i}.1"; fi
-		ip -net "${ns2}" route add "${c}/${pfx}" dev "ns2eth${i}" initcwnd 100
+		ip -net "${ns2}" route add "${dst[i - 1]}" dev "ns2eth${i}" initcwnd 100
 		ip netns exec "${ns2}" ethtool -K "ns2eth${i}" tso off gso off >/dev/null
 		tc -n "${ns2}" qdisc change dev "ns2eth${i}" root netem delay 1ms rate 10mbit
 	done
@@ -642,13 +643,11 @@ test_ack_rounds()
 	rr_addr "${family}"
 	rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
 		--before "sleep 0.05" || rc=1
-	for c in MPTcpExtFusoDeferred MPTcpExtFusoRounds \
-		 MPTcpExtFusoRoundsEmpty MPTcpExtFusoRecovery TcpInSegs; do
+	for c in ${counters}; do
 		cnt[${c}]=$(mptcp_lib_get_counter "${ns2}" "${c}")
 	done
 	rr_go "${go}" || rc=1
-	for c in MPTcpExtFusoDeferred MPTcpExtFusoRounds \
-		 MPTcpExtFusoRoundsEmpty MPTcpExtFusoRecovery TcpInSegs; do
+	for c in ${counters}; do
 		cnt[${c}]=$(($(mptcp_lib_get_counter "${ns2}" "${c}") -
 				cnt[${c}]))
 	done
@@ -660,10 +659,9 @@ test_ack_rounds()
 	acks=${cnt[TcpInSegs]}
 
 	for i in 1 2; do
-		if [ "${family}" = 6 ]; then c="${a}:${i}::1"; else c="${a}.${i}.1"; fi
 		tc -n "${ns2}" qdisc change dev "ns2eth${i}" root netem delay 1ms
 		ip netns exec "${ns2}" ethtool -K "ns2eth${i}" tso on gso on >/dev/null
-		ip -net "${ns2}" route del "${c}/${pfx}" dev "ns2eth${i}"
+		ip -net "${ns2}" route del "${dst[i - 1]}" dev "ns2eth${i}"
 	done
 	path2_loss "${loss}"
 
