@@ -72,7 +72,8 @@ size bin: ratio = geometric mean over the replications (paired by their
 s<SEED> directory) of p99(fuso3) / p99(X), with a 95% Student t interval
 on the log ratios (ratio_lo, ratio_hi; blank under 2 replications); wins
 = replications where fuso3's p99 is strictly lower; mean_ratio, the same
-for the mean FCT.  A ratio under 1: FUSO is faster.
+for the mean FCT, with its interval (mean_ratio_lo, mean_ratio_hi).  A
+ratio under 1: FUSO is faster.
 
 --effect-check FIG/COND (e.g. 4c/loss2): after the analysis, for each
 replication of that condition, compare the queries over 5 ms of mptcp and
@@ -123,7 +124,7 @@ COLS = ["fig", "cond", "scheme", "sizes", "loss", "where", "lossmodel", "nsub", 
         "cpu_user_off_lo", "cpu_user_off_hi", "bg_n", "bg_mean", "bg_p99",
         "fuso_recoveries", "rcv_push"]
 PAIR_COLS = ["fig", "cond", "sizes", "other", "reps", "ratio", "ratio_lo", "ratio_hi",
-             "wins", "mean_ratio"]
+             "wins", "mean_ratio", "mean_ratio_lo", "mean_ratio_hi"]
 BULK_COLS = ["fig", "cond", "scheme", "loss", "where", "reps", "mbps", "mbps_lo", "mbps_hi",
              "cpu_s_per_gb", "cpu_user_s_per_gb", "cpu_ratio", "cpu_off", "cpu_user_off",
              "cpu_user_off_lo", "cpu_user_off_hi", "copy"]
@@ -651,10 +652,11 @@ def pair_rows(c):
             if not r99:
                 continue
             r = {"fig": c.fig, "cond": c.name, "sizes": sizes, "other": other,
-                 "reps": len(r99), "wins": wins, "mean_ratio": geomean(rmean)}
-            r["ratio"], r_lo, r_hi = geomean_ci(r99)
-            if r_lo is not None:
-                r["ratio_lo"], r["ratio_hi"] = r_lo, r_hi
+                 "reps": len(r99), "wins": wins}
+            for key, v in (("ratio", r99), ("mean_ratio", rmean)):
+                r[key], r_lo, r_hi = geomean_ci(v)
+                if r_lo is not None:
+                    r[key + "_lo"], r[key + "_hi"] = r_lo, r_hi
             rows.append(r)
     return rows
 
@@ -744,20 +746,21 @@ def write_md(path, rows, pairs, conds):
                                                           else "-" for x in schemes) + " |\n")
         if pairs:
             f.write("\n### FUSO against every other scheme\n\nratio = p99(fuso3) / p99(other) "
-                    "per replication, geometric mean [95% t interval]; under 1: FUSO is faster; "
-                    "wins = replications where fuso3's p99 is lower\n")
+                    "per replication, geometric mean [95% t interval]; mean ratio, the same for "
+                    "the mean FCT; under 1: FUSO is faster; wins = replications where fuso3's "
+                    "p99 is lower\n")
         for fig in figs:
             for sizes, _, _, head in SIZES:
                 fp = [r for r in pairs if r["fig"] == fig and r["sizes"] == sizes]
                 if not fp:
                     continue
                 f.write(f"\n#### Fig {fig}, {head}: fuso3 against the others\n\n"
-                        "| condition | other | reps | ratio [lo, hi] | wins |\n"
-                        "|---|---|---:|---:|---:|\n")
+                        "| condition | other | reps | ratio [lo, hi] | wins | mean ratio [lo, hi] |\n"
+                        "|---|---|---:|---:|---:|---:|\n")
                 for r in fp:
                     f.write(f"| {r['cond']} | {r['other']} | {r['reps']} | "
                             f"{ci(r, 'ratio')} | "
-                            f"{r['wins']}/{r['reps']} |\n")
+                            f"{r['wins']}/{r['reps']} | {ci(r, 'mean_ratio')} |\n")
 
 
 def parse_fc(s):

@@ -357,7 +357,8 @@ class AnalyzeTest(unittest.TestCase):
             pr = [p for p in read_csv(t.path("pairs.csv")) if p["fig"] == "6"]
             self.assertTrue(pr)
             for p in pr:
-                self.assertEqual((p["reps"], p["ratio_lo"], p["ratio_hi"]), ("1", "", ""))
+                self.assertEqual((p["reps"], p["ratio_lo"], p["ratio_hi"], p["mean_ratio_lo"],
+                                  p["mean_ratio_hi"]), ("1", "", "", "", ""))
         finally:
             t.close()
 
@@ -379,8 +380,14 @@ class AnalyzeTest(unittest.TestCase):
             self.assertAlmostEqual(float(p["ratio_hi"]), math.exp(mu + t2 * sd / math.sqrt(3)), places=3)
             mr = [(sum(FCT["fuso3"][s]) / len(FCT["fuso3"][s])) /
                   (sum(FCT[other][s]) / len(FCT[other][s])) for s in (1, 2, 3)]
-            self.assertAlmostEqual(float(p["mean_ratio"]),
-                                   math.exp(sum(math.log(x) for x in mr) / 3), places=3)
+            lm = [math.log(x) for x in mr]
+            mm = sum(lm) / 3
+            sm = math.sqrt(sum((x - mm) ** 2 for x in lm) / 2)
+            self.assertAlmostEqual(float(p["mean_ratio"]), math.exp(mm), places=3)
+            self.assertAlmostEqual(float(p["mean_ratio_lo"]), math.exp(mm - t2 * sm / math.sqrt(3)),
+                                   places=3)
+            self.assertAlmostEqual(float(p["mean_ratio_hi"]), math.exp(mm + t2 * sm / math.sqrt(3)),
+                                   places=3)
         # 0.4, 0.5, 0.25 against MPTCP by hand
         self.assertAlmostEqual(float(pair("loss2", "all", "mptcp")["ratio"]), 0.05 ** (1 / 3), places=3)
         # a size bin: the queries under 10 KB only
