@@ -175,11 +175,15 @@ topo_up() {
 		nic "h$k" eth0
 		port "$tor" "h$k"
 	done
-	# the three paths
+	# the three paths.  Their neighbours are static: under bursty loss
+	# (netem on p1) ARP itself was lost, the ToR's entry failed, and a
+	# client's connect() got EHOSTUNREACH in the warm-up
 	for p in 1 2 3; do
-		echo "link add p$p netns $P-t1 type veth peer name p$p netns $P-t2" >>"$B/root.ip"
+		echo "link add p$p netns $P-t1 address 02:00:00:00:0$p:01 type veth peer name p$p netns $P-t2 address 02:00:00:00:0$p:02" >>"$B/root.ip"
 		printf 'addr add 10.9.%s.1/30 dev p%s\nlink set p%s up\n' $p $p $p >>"$B/t1.ip"
 		printf 'addr add 10.9.%s.2/30 dev p%s\nlink set p%s up\n' $p $p $p >>"$B/t2.ip"
+		printf 'neigh replace 10.9.%s.2 lladdr 02:00:00:00:0%s:02 dev p%s nud permanent\n' $p $p $p >>"$B/t1.ip"
+		printf 'neigh replace 10.9.%s.1 lladdr 02:00:00:00:0%s:01 dev p%s nud permanent\n' $p $p $p >>"$B/t2.ip"
 		d=35
 		[ "$p" = 1 ] && d=$p1delay
 		port t1 "p$p" "$d"
@@ -288,12 +292,24 @@ topo_up() {
 }
 
 counters() { # FILE: every host's nstat counters and the servers' egress bytes
-	local k
+	local k t
+	{
 	for k in $CLIENTS $SERVERS; do
 		nsx "h$k" nstat -asz | awk -v h="h$k" 'NR > 1 && $1 !~ /^#/ { print h, $1, $2 }'
 		ntc "h$k" -s qdisc show dev eth0 | awk -v h="h$k" \
 			'/^qdisc netem 1:/ { getline; print h, "EgressBytes", $2; print h, "EgressPkts", $4; exit }'
-	done >"$1"
+	done
+	# every switch port's RED queue, as TOR:PORT: packets marked CE,
+	# dropped by RED (those not ECN-capable: retransmissions, ACKs), and
+	# dropped at the 128 KB limit
+	for t in t1 t2; do
+		ntc "$t" -s qdisc show | awk -v t="$t" '
+			/^qdisc / { d = ""; if ($2 == "red") for (i = 1; i < NF; i++) if ($i == "dev") d = $(i + 1) }
+			d != "" && $1 == "marked" {
+				print t ":" d, "RedMarked", $2; print t ":" d, "RedEarly", $4
+				print t ":" d, "RedPdrop", $6; d = "" }'
+	done
+	} >"$1"
 }
 
 # stop_procs NS NAME: SIGTERM to NAME's processes in namespace NS, and
