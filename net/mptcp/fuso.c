@@ -150,12 +150,14 @@
  *   ACK-clocked, and data waiting for evidence keeps T2 awake.
  * ``CLEAN_PATH`` (4)
  *   a subflow that never carried data ranks, as a carrier, right after
- *   those without a loss and before every one with a loss; on equal rank
- *   a subflow other than the worst (the victim's) wins.  For the paper a
+ *   those without a loss and before every one with a loss; so does the
+ *   worst subflow (the victim's) if it never lost anything, and on equal
+ *   rank a subflow other than the victim's wins.  For the paper a
  *   never-used subflow is the last choice (C_l is infinite): with a
- *   scheduler that keeps to one subflow, the clean path never gets a copy
- *   and the copies go back onto the lossy path, where a burst takes them
- *   with the originals.
+ *   scheduler that keeps to one subflow, or a client whose requests each
+ *   fit in one segment, the clean path never gets a copy and the copies go
+ *   back onto the victim's path, where a burst takes them with the
+ *   originals.
  * ``PROTECT_RTX`` (8)
  *   a retransmission of protected data may be lost as well (the paper's
  *   retransmission-loss case): each one is copied once more, tracked by a
@@ -307,15 +309,20 @@ EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_pick_worst);
 
 /* The rank of a subflow as a carrier of copies: C_l, except that with
  * MPTCP_FUSO_RULE_CLEAN_PATH a subflow that never sent ranks right after
- * those that never lost anything and ahead of every one that did.  For the
- * paper a never-sent subflow is the last choice (C_l is infinite), so with
- * a scheduler that keeps to one subflow, a clean idle path never carries a
- * copy and the copies go back onto the lossy path.
+ * those that never lost anything and ahead of every one that did, and so
+ * does the @victim's own subflow if it never lost anything: a copy on the
+ * victim's path shares the victim's fate, a loss burst takes both.  For
+ * the paper a never-sent subflow is the last choice (C_l is infinite), so
+ * with a scheduler that keeps to one subflow, or a client whose requests
+ * each fit in one segment, a clean idle path never carries a copy and the
+ * copies go back onto the victim's path.
  */
-static u32 mptcp_fuso_best_rank(u32 cost, u8 rules)
+static u32 mptcp_fuso_best_rank(u32 cost, u8 rules, bool victim)
 {
-	if (!(rules & MPTCP_FUSO_RULE_CLEAN_PATH) || !cost)
+	if (!(rules & MPTCP_FUSO_RULE_CLEAN_PATH))
 		return cost;
+	if (!cost)
+		return victim ? 1 : 0;
 	if (cost == MPTCP_FUSO_INF)
 		return 1;
 	return cost + 1;	/* cost <= 2 * MPTCP_FUSO_ONE */
@@ -325,9 +332,9 @@ static u32 mptcp_fuso_best_rank(u32 cost, u8 rules)
 static int mptcp_fuso_best_cmp(const struct mptcp_fuso_cand *c, int i, int j,
 			       u8 rules, int w)
 {
-	u32 ri = mptcp_fuso_best_rank(c[i].cost, rules);
-	u32 rj = mptcp_fuso_best_rank(c[j].cost, rules);
 	bool iw = i == w, jw = j == w;
+	u32 ri = mptcp_fuso_best_rank(c[i].cost, rules, iw);
+	u32 rj = mptcp_fuso_best_rank(c[j].cost, rules, jw);
 
 	if (ri != rj)
 		return ri > rj ? 1 : -1;

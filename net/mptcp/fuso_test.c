@@ -185,9 +185,14 @@ static void mptcp_fuso_test_pick_clean_path(struct kunit *test)
 	 */
 	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
 	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 1, CLEAN, 0));
-	/* but not before a subflow that sent and never lost */
+	/* the victim's subflow never lost: it ranks with the unused ones
+	 * and loses the tie, a copy on its own path shares its fate
+	 */
 	c[0].cost = 0;
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
+	/* but another subflow that sent and never lost ranks before them */
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 2));
 	/* on equal rank, not back onto the victim's subflow, whatever the
 	 * RTT says
 	 */
@@ -195,11 +200,14 @@ static void mptcp_fuso_test_pick_clean_path(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, 0, 0));
 	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
 	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 2));
-	/* a subflow with a loss still ranks after the clean one */
+	/* a subflow with a loss still ranks after the clean victim's own
+	 * and the unused one, which wins their tie
+	 */
 	c[2].cost = 1;
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
+	c[1].best_ok = 0;
 	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
 	/* only the victim's subflow can take it: back onto it */
-	c[1].best_ok = 0;
 	c[2].best_ok = 0;
 	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
 }
