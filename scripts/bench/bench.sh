@@ -105,8 +105,13 @@ uml=$(obj_dir "$SRC" uml)/linux
 [ -x "$uml" ] || die "bench: no UML kernel at $uml (make kernel-uml)"
 TG=$BUILD/bench/fuso-tg
 mkdir -p "$BUILD/bench"
-gcc -O2 -Wall -Wextra -o "$TG" "$TOP/scripts/bench/fuso-tg.c" -lm -lpthread ||
-	die "bench: building the traffic generator failed"
+# built aside and renamed into place: a benchmark already running from the
+# same build directory keeps executing the old file, never a half-written
+# one (a second run once failed a replication of the first that way:
+# "exec of fuso-tg failed: Permission denied")
+gcc -O2 -Wall -Wextra -o "$TG.$$" "$TOP/scripts/bench/fuso-tg.c" -lm -lpthread ||
+	{ rm -f "$TG.$$"; die "bench: building the traffic generator failed"; }
+mv -f "$TG.$$" "$TG" || die "bench: cannot put the traffic generator in place at $TG"
 
 # The plan: one line per condition, "FIG COND KEY=VALUE...".  The default
 # plan (Figs 2, 4a, 4c, bursty, dm, bulk, 6, 7 at fewer points; 3
