@@ -559,7 +559,9 @@ for s in $schemes; do
 	tcp|tcp-notlp|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|repflow|proactive) ;;
 	fuso[13]-r[0-9]-default|fuso[13]-r[0-9]-window) ;;
 	fuso[13]-r[1-5][0-9]-default|fuso[13]-r[1-5][0-9]-window) ;;
-	fuso[13]-r6[0-3]-default|fuso[13]-r6[0-3]-window) ;;
+	fuso[13]-r[6-9][0-9]-default|fuso[13]-r[6-9][0-9]-window) ;;
+	fuso[13]-r1[01][0-9]-default|fuso[13]-r1[01][0-9]-window) ;;
+	fuso[13]-r12[0-7]-default|fuso[13]-r12[0-7]-window) ;;
 	*) fail "unknown scheme '$s'" ;;
 	esac
 	if [ "$bulk" != 0 ]; then
