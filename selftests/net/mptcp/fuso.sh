@@ -1460,8 +1460,8 @@ test_last_tail()
 # bytes sent to each of the two joined subflows): the warm-up exchange
 # already sees echoes, so every measured response starts after one.  With
 # the rule, the youngest subflow must carry (almost) none of the
-# responses; without it (the case's own control), each subflow must carry
-# a share, the windows being cut to two segments by the echoes.  IPv4.
+# responses; without it (the case's own control), it must carry some (the
+# bounds below).  IPv4.
 test_sched_narrow()
 {
 	local name="IPv4 fuso_rules=${rules_default}: after an ECN echo,"
