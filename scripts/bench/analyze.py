@@ -491,7 +491,8 @@ def geomean_ci(v):
 
 def off_scheme(sch):
     """The scheme that runs FUSO's scheduler with FUSO off, or None."""
-    if sch in ("fuso1", "fuso3") or (sch.startswith("fuso") and sch.endswith("-window")):
+    if (sch in ("fuso1", "fuso3") or re.fullmatch(r"fuso[13]-m[0-9]+", sch)
+            or (sch.startswith("fuso") and sch.endswith("-window"))):
         return "mptcp-window"
     if sch.endswith("-paper") or (sch.startswith("fuso") and sch.endswith("-default")):
         return "mptcp"

@@ -130,6 +130,7 @@ test_sysctl_defaults()
 	check_value "${ns1}" fuso_alpha 50 || rc=1
 	check_value "${ns1}" fuso_beta 50 || rc=1
 	check_value "${ns1}" fuso_rules "${rules_default}" || rc=1
+	check_value "${ns1}" fuso_narrow_ms 1000 || rc=1
 	result "sysctl defaults" ${rc}
 }
 
@@ -149,7 +150,8 @@ test_sysctl_range()
 			rc=1
 		fi
 	done
-	for v in $((max + 1)) 255 256 -1 abc; do
+	# 255 and 256: past a u8's range, for the knobs that are one
+	for v in $((max + 1)) $([ "${max}" -lt 255 ] && echo 255 256) -1 abc; do
 		err=$(fuso_sysctl_write "${ns1}" "${name}" "${v}")
 		if [[ "${err}" != *"Invalid argument"* ]]; then
 			mptcp_lib_pr_fail "${name}=${v}: expected EINVAL, got '${err}'"
@@ -165,6 +167,7 @@ test_sysctl_range()
 	case "${name}" in
 	fuso) check_value "${ns2}" "${name}" 0 || rc=1 ;;
 	fuso_rules) check_value "${ns2}" "${name}" "${rules_default}" || rc=1 ;;
+	fuso_narrow_ms) check_value "${ns2}" "${name}" 1000 || rc=1 ;;
 	*) check_value "${ns2}" "${name}" 50 || rc=1 ;;
 	esac
 	result "sysctl ${name} range" ${rc}
@@ -1461,16 +1464,18 @@ test_last_tail()
 # already sees echoes, so every measured response starts after one.  With
 # the rule, the youngest subflow must carry (almost) none of the
 # responses; without it (the case's own control), it must carry some (the
-# bounds below).  IPv4.
+# bounds below).  Then the memory per peer (net.mptcp.fuso_narrow_ms):
+# the marks off, a new connection that sees no echo of its own still
+# starts narrowed after the first run's echoes, and not with the memory
+# off.  IPv4.
 test_sched_narrow()
 {
 	local name="IPv4 fuso_rules=${rules_default}: after an ECN echo,"
-	local n=60 size=10000 rc=0 r ecn0 nms0 j0 i c1 c3 young
+	local n=60 size=10000 rc=0 r m ecn0 nms0 mem0
 	local addr_opt caddr spid cpid
-	local out="${tmpdir}/narrow.out" go="${tmpdir}/go"
 	local -A least
 
-	name+=" the older half of the subflows"
+	name+=" its own or another connection's, the older half of the subflows"
 	mptcp_lib_print_title "${name}"
 	if ! command -v nft >/dev/null; then
 		mptcp_lib_pr_skip "nft not available"
@@ -1482,6 +1487,7 @@ test_sched_narrow()
 	spread_paths add 4
 	ecn0=$(ip netns exec "${ns1}" sysctl -n net.ipv4.tcp_ecn)
 	ip netns exec "${ns1}" sysctl -qw net.ipv4.tcp_ecn=1
+	mem0=$(ip netns exec "${ns2}" sysctl -n net.mptcp.fuso_narrow_ms)
 	ip -n "${ns1}" addr add 10.0.2.3/24 dev ns1eth2
 	mptcp_lib_pm_nl_add_endpoint "${ns1}" 10.0.2.3 dev ns1eth2 flags subflow id 4
 	# the two joined subflows alike: the same route, no history from
@@ -1492,52 +1498,27 @@ test_sched_narrow()
 	ip netns exec "${ns2}" sysctl -qw net.ipv4.tcp_no_metrics_save=1
 	ip -n "${ns1}" tcp_metrics flush all 2>/dev/null
 	ip -n "${ns2}" tcp_metrics flush all 2>/dev/null
-	if ! ip netns exec "${ns2}" nft -f - <<-EOF
-		table inet fuso_ce {
-			counter c1 { }
-			counter c3 { }
-			chain out {
-				type filter hook postrouting priority 0;
-				ip daddr 10.0.2.1 counter name c1
-				ip daddr 10.0.2.3 counter name c3
-				meta l4proto tcp ip ecn set ce
-			}
-		}
-	EOF
-	then
-		mptcp_lib_pr_fail "nft could not add the CE marking"
-		rc=1
-	fi
+	nft_fuso_ce "meta l4proto tcp ip ecn set ce" || rc=1
 
 	rr_addr 4
 	for r in $((rules_default | 64)) $((rules_default & ~64)); do
 		[ ${rc} = 0 ] || break
 		set_rules "${r}"
-		j0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
-		rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
-			--before "sleep 0.05" || rc=1
-		# and the second join
-		for i in $(seq 100); do
-			[ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
-			  -ge $((j0 + 2)) ] && break
-			sleep 0.1
-		done
-		if [ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
-		     -lt $((j0 + 2)) ]; then
-			mptcp_lib_pr_fail "the third subflow did not join"
-			rc=1
-		fi
-		c1=$(nft_counter_bytes c1)
-		c3=$(nft_counter_bytes c3)
-		rr_go "${go}" || rc=1
-		c1=$(($(nft_counter_bytes c1) - c1))
-		c3=$(($(nft_counter_bytes c3) - c3))
-		rr_server_stop
-		least[${r}]=$((c1 < c3 ? c1 : c3))
-		young="10.0.2.3"
-		[ "${c1}" -lt "${c3}" ] && young="10.0.2.1"
-		mptcp_lib_pr_info "rules ${r}: ${c1} bytes to 10.0.2.1," \
-			"${c3} to 10.0.2.3 (the youngest: ${young})"
+		narrow_exchanges "rules ${r}" -n $((n + 1)) -s "${size}" || rc=1
+		least[${r}]=${narrow_least}
+	done
+	# The memory per peer: the rule's run left an echo of the client's
+	# address (the server's peer) in the netns.  A new connection that
+	# sees no echo itself starts narrowed, and stays so with the memory
+	# long enough for the whole case, but not with the memory off.
+	[ ${rc} = 0 ] && { nft_fuso_ce "" || rc=1; }
+	set_rules "${rules_default}"
+	for m in 60000 0; do
+		[ ${rc} = 0 ] || break
+		ip netns exec "${ns2}" sysctl -qw net.mptcp.fuso_narrow_ms=${m}
+		narrow_exchanges "no echo, fuso_narrow_ms=${m}" \
+			-n 3 -s 100000 || rc=1
+		least[m${m}]=${narrow_least}
 	done
 
 	ip netns exec "${ns2}" nft delete table inet fuso_ce 2>/dev/null
@@ -1545,6 +1526,7 @@ test_sched_narrow()
 	ip -n "${ns1}" addr del 10.0.2.3/24 dev ns1eth2
 	ip -n "${ns2}" route del 10.0.2.3/32 dev ns2eth2
 	ip netns exec "${ns2}" sysctl -qw net.ipv4.tcp_no_metrics_save="${nms0}"
+	ip netns exec "${ns2}" sysctl -qw net.mptcp.fuso_narrow_ms="${mem0}"
 	ip netns exec "${ns1}" sysctl -qw net.ipv4.tcp_ecn="${ecn0}"
 	spread_paths del 4
 	set_rules "${rules_default}"
@@ -1555,18 +1537,88 @@ test_sched_narrow()
 	# runs, with it 0 each time.  So 60 responses (8 192 to 100 388
 	# bytes without in four runs), at least 3 000 bytes without (two
 	# segments; less and the case shows nothing), at most 2 000 with
-	# (pure ACKs would count, none was seen).
-	if [ ${rc} = 0 ] && [ "${least[$((rules_default & ~64))]}" -lt 3000 ]; then
+	# (pure ACKs would count, none was seen).  Without echoes, two
+	# responses of 100 000 bytes fill the older subflows' windows.
+	if [ ${rc} != 0 ]; then
+		:
+	elif [ "${least[$((rules_default & ~64))]}" -lt 3000 ]; then
 		mptcp_lib_pr_fail "without the rule the youngest subflow" \
 			"carried under 3000 bytes: nothing to hold back"
 		rc=1
-	elif [ ${rc} = 0 ] &&
-	     [ "${least[$((rules_default | 64))]}" -gt 2000 ]; then
+	elif [ "${least[$((rules_default | 64))]}" -gt 2000 ]; then
 		mptcp_lib_pr_fail "with the rule the youngest subflow still" \
 			"carried ${least[$((rules_default | 64))]} bytes"
 		rc=1
+	elif [ "${least[m0]}" -lt 3000 ]; then
+		mptcp_lib_pr_fail "without the memory the youngest subflow" \
+			"carried under 3000 bytes: nothing to hold back"
+		rc=1
+	elif [ "${least[m60000]}" -gt 2000 ]; then
+		mptcp_lib_pr_fail "with another connection's echo the" \
+			"youngest subflow still carried ${least[m60000]} bytes"
+		rc=1
 	fi
 	result "${name}" ${rc}
+}
+
+# $1: what ns2's output to the client's second and third addresses gets
+# beside being counted: "meta l4proto tcp ip ecn set ce", or nothing.
+nft_fuso_ce()
+{
+	ip netns exec "${ns2}" nft delete table inet fuso_ce 2>/dev/null
+	if ! ip netns exec "${ns2}" nft -f - <<-EOF
+		table inet fuso_ce {
+			counter c1 { }
+			counter c3 { }
+			chain out {
+				type filter hook postrouting priority 0;
+				ip daddr 10.0.2.1 counter name c1
+				ip daddr 10.0.2.3 counter name c3
+				${1}
+			}
+		}
+	EOF
+	then
+		mptcp_lib_pr_fail "nft could not add the fuso_ce table"
+		return 1
+	fi
+}
+
+# $1: what the case is; the rest: fuso_rr.py options.  Responses from ns2
+# on a new connection of three subflows (the test_sched_narrow setup);
+# sets narrow_least, the bytes that went to the youngest subflow's
+# address.  Returns 1, and says so, on a failure.
+narrow_exchanges()
+{
+	local what=${1} out="${tmpdir}/narrow.out" go="${tmpdir}/go"
+	local j0 i c1 c3 young rc=0
+
+	shift
+	j0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
+	rr_start_joined "${out}" "${go}" "$@" --before "sleep 0.05" || rc=1
+	# and the second join
+	for i in $(seq 100); do
+		[ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
+		  -ge $((j0 + 2)) ] && break
+		sleep 0.1
+	done
+	if [ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
+	     -lt $((j0 + 2)) ]; then
+		mptcp_lib_pr_fail "the third subflow did not join"
+		rc=1
+	fi
+	c1=$(nft_counter_bytes c1)
+	c3=$(nft_counter_bytes c3)
+	rr_go "${go}" || rc=1
+	c1=$(($(nft_counter_bytes c1) - c1))
+	c3=$(($(nft_counter_bytes c3) - c3))
+	rr_server_stop
+	narrow_least=$((c1 < c3 ? c1 : c3))
+	young="10.0.2.3"
+	[ "${c1}" -lt "${c3}" ] && young="10.0.2.1"
+	mptcp_lib_pr_info "${what}: ${c1} bytes to 10.0.2.1," \
+		"${c3} to 10.0.2.3 (the youngest: ${young})"
+	return ${rc}
 }
 
 # $1: counter name in the fuso_ce table of ns2.  Its bytes.
@@ -1792,9 +1844,11 @@ if part_ok knobs; then
 	test_sysctl_range fuso_alpha 100
 	test_sysctl_range fuso_beta 100
 	test_sysctl_range fuso_rules 127
+	test_sysctl_range fuso_narrow_ms 60000
 	fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_rules "${rules_default}" >/dev/null
+	fuso_sysctl_write "${ns1}" fuso_narrow_ms 1000 >/dev/null
 	test_counters_exist
 fi
 
