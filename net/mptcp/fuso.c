@@ -166,7 +166,8 @@
  *   a rule of the ``window`` scheduler, not of the sender (sched.c): after
  *   an ECN echo a connection backs off as one flow, which keeps an incast
  *   of up to 50 senders at TCP's mean in the FUSO benchmark (with 70, see
- *   ``SCHED_NARROW``).
+ *   ``SCHED_NARROW``); for a response's first MB only, so that a bulk
+ *   transfer over disjoint bottlenecks keeps every path.
  * ``LAST_TAIL`` (32, with ``TARGETED``)
  *   of the subflows' tails, copy at once only the one that carries the
  *   end of the data sent (``mptcp_fuso_tail_ends_data()``).  The other
@@ -180,7 +181,8 @@
  *   a rule of the ``window`` scheduler too (sched.c): a response that
  *   starts after an ECN echo goes to the older half of the subflows (at
  *   least two), so that after congestion a first flight puts half as
- *   many small windows at risk of being lost whole (incast).
+ *   many small windows at risk of being lost whole (incast); for the
+ *   response's first MB only, as ``SCHED_CAUTIOUS``.
  *
  * Every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured

@@ -1471,11 +1471,12 @@ test_last_tail()
 test_sched_narrow()
 {
 	local name="IPv4 fuso_rules=${rules_default}: after an ECN echo,"
-	local n=60 size=10000 rc=0 r m ecn0 nms0 mem0
+	local n=60 size=10000 long=4000000 rc=0 r m ecn0 nms0 mem0
 	local addr_opt caddr spid cpid
 	local -A least
 
-	name+=" its own or another connection's, the older half of the subflows"
+	name+=" its own or another connection's, the older half of the subflows;"
+	name+=" past a response's first MB, every one"
 	mptcp_lib_print_title "${name}"
 	if ! command -v nft >/dev/null; then
 		mptcp_lib_pr_skip "nft not available"
@@ -1520,6 +1521,17 @@ test_sched_narrow()
 			-n 3 -s 100000 || rc=1
 		least[m${m}]=${narrow_least}
 	done
+	# A long transfer, every path marking: the rules hold a response
+	# to the calm subflow (SCHED_CAUTIOUS) of the older half
+	# (SCHED_NARROW, the memory of the echoes) for its first MB only;
+	# past that every subflow's own congestion control decides.
+	ip netns exec "${ns2}" sysctl -qw net.mptcp.fuso_narrow_ms=60000
+	[ ${rc} = 0 ] && { nft_fuso_ce "meta l4proto tcp ip ecn set ce" || rc=1; }
+	if [ ${rc} = 0 ]; then
+		narrow_exchanges "a response of ${long} bytes, echoes" \
+			-n 2 -s "1000,${long}" || rc=1
+		least[long]=${narrow_least}
+	fi
 
 	ip netns exec "${ns2}" nft delete table inet fuso_ce 2>/dev/null
 	mptcp_lib_pm_nl_del_endpoint "${ns1}" 4 10.0.2.3
@@ -1538,7 +1550,10 @@ test_sched_narrow()
 	# bytes without in four runs), at least 3 000 bytes without (two
 	# segments; less and the case shows nothing), at most 2 000 with
 	# (pure ACKs would count, none was seen).  Without echoes, two
-	# responses of 100 000 bytes fill the older subflows' windows.
+	# responses of 100 000 bytes fill the older subflows' windows.  Of
+	# the long response, each marked subflow carried about 1 250 000
+	# bytes, and 0 and 8 904 with the rules for the whole transfer
+	# (MPTCP_FUSO_SCHED_SHORT set to U64_MAX): at least 100 000.
 	if [ ${rc} != 0 ]; then
 		:
 	elif [ "${least[$((rules_default & ~64))]}" -lt 3000 ]; then
@@ -1556,6 +1571,10 @@ test_sched_narrow()
 	elif [ "${least[m60000]}" -gt 2000 ]; then
 		mptcp_lib_pr_fail "with another connection's echo the" \
 			"youngest subflow still carried ${least[m60000]} bytes"
+		rc=1
+	elif [ "${least[long]}" -lt 100000 ]; then
+		mptcp_lib_pr_fail "past a long response's first MB a marked" \
+			"subflow carried only ${least[long]} bytes"
 		rc=1
 	fi
 	result "${name}" ${rc}
