@@ -7,10 +7,12 @@
 # access link, here each path is its own bottleneck: a scheduler that
 # backs the connection off as one flow would keep it to one path's rate.
 #
-#   scripts/bench/bulk-disjoint.sh [--runs N] [--secs S] [--out DIR]
+#   scripts/bench/bulk-disjoint.sh [--runs N] [--secs S] [--loss P]
+#                                  [--out DIR]
 #
 # Runs in UML (virtual time, make kernel-uml).  Schemes, each N times in
-# turn (default 5), S seconds each (default 4): "default" (upstream's
+# turn (default 5), S seconds each (default 4), with P % random loss on
+# path 1 towards the client (default 0): "default" (upstream's
 # scheduler, FUSO off), "window" (the window scheduler, FUSO on, the
 # default rules) and "window-r47" (the same without SCHED_CAUTIOUS and
 # SCHED_NARROW).  Output: DIR/raw.tsv (scheme, run, Mbit/s) and
@@ -23,9 +25,9 @@ die() { echo "bulk-disjoint: $*" >&2; exit 1; }
 
 SCHEMES="default window window-r47"
 
-# ---- inside the guest: bulk-disjoint.sh --guest RUNS SECS FILE
+# ---- inside the guest: bulk-disjoint.sh --guest RUNS SECS LOSS FILE
 if [ "${1:-}" = --guest ]; then
-	runs=$2 secs=$3 file=$4
+	runs=$2 secs=$3 loss=$4 file=$5
 	c=bd-c s=bd-s
 	nsx() { local n=$1; shift; ip netns exec "$n" "$@"; }
 	{ ip netns add $c && ip netns add $s; } || die "cannot create namespaces"
@@ -36,8 +38,10 @@ if [ "${1:-}" = --guest ]; then
 		ip -n $s addr add 10.0.$p.2/24 dev s$p
 		for n in $c $s; do
 			d=${n#bd-}$p
+			lossopt=()
+			[ "$p$n" = "1$s" ] && [ "$loss" != 0 ] && lossopt=(loss "$loss%")
 			ip -n "$n" link set "$d" up
-			if ! { nsx "$n" tc qdisc add dev "$d" root handle 1: netem delay 100us limit 10000 &&
+			if ! { nsx "$n" tc qdisc add dev "$d" root handle 1: netem delay 100us limit 10000 "${lossopt[@]}" &&
 			       nsx "$n" tc qdisc add dev "$d" parent 1:1 handle 10: tbf rate 100mbit burst 3000 limit 200000 &&
 			       nsx "$n" tc qdisc add dev "$d" parent 10:1 handle 20: red limit 131072 min 30000 max 32768 \
 					avpkt 1500 burst 21 probability 1.0 bandwidth 100mbit ecn; }; then
@@ -87,24 +91,28 @@ print("%.1f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] /
 	exit 0
 fi
 
-runs=5 secs=4 out=$TOP/build/bench/bulk-disjoint
+runs=5 secs=4 loss=0 out=$TOP/build/bench/bulk-disjoint
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs=${2:?}; shift 2 ;;
 	--secs) secs=${2:?}; shift 2 ;;
+	--loss) loss=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
-	*) die "unknown option '$1' (want --runs N, --secs S, --out DIR)" ;;
+	*) die "unknown option '$1' (want --runs N, --secs S, --loss P, --out DIR)" ;;
 	esac
 done
 case "$runs$secs" in *[!0-9]*|'') die "--runs and --secs take whole numbers" ;; esac
 [ "$runs" -ge 2 ] || die "--runs must be at least 2 (an interval needs two)"
+if ! [[ "$loss" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v l="$loss" 'BEGIN { exit !(l < 100) }'; then
+	die "--loss takes a percentage below 100, not '$loss'"
+fi
 if ! command -v iperf3 >/dev/null || ! command -v mptcpize >/dev/null; then
 	die "needs iperf3 and mptcpize (make deps)"
 fi
 mkdir -p "$out" || die "cannot create $out"
-echo "[bulk-disjoint] $runs runs of $secs s per scheme ($SCHEMES) in UML, into $out" >&2
+echo "[bulk-disjoint] $runs runs of $secs s per scheme ($SCHEMES), $loss % loss on path 1, in UML, into $out" >&2
 "$TOP/scripts/vm" --uml --outdir "$out" -- "$TOP/scripts/bench/bulk-disjoint.sh" \
-	--guest "$runs" "$secs" "$out/raw.tsv" || die "the guest failed"
+	--guest "$runs" "$secs" "$loss" "$out/raw.tsv" || die "the guest failed"
 /usr/bin/python3 - "$TOP/scripts/bench" "$out/raw.tsv" "$SCHEMES" >"$out/summary.txt" <<'PY' || die "summary failed"
 import math, sys
 sys.path.insert(0, sys.argv[1])
