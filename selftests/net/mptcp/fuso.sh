@@ -1522,9 +1522,10 @@ test_sched_narrow()
 		least[m${m}]=${narrow_least}
 	done
 	# A long transfer, every path marking: the rules hold a response
-	# to the calm subflow (SCHED_CAUTIOUS) of the older half
-	# (SCHED_NARROW, the memory of the echoes) for its first MB only;
-	# past that every subflow's own congestion control decides.
+	# to the older half (SCHED_NARROW, the memory of the echoes) and,
+	# none of it calm, to its subflow with the largest window
+	# (SCHED_CAUTIOUS) for its first MB only; past that every
+	# subflow's own congestion control decides.
 	ip netns exec "${ns2}" sysctl -qw net.mptcp.fuso_narrow_ms=60000
 	[ ${rc} = 0 ] && { nft_fuso_ce "meta l4proto tcp ip ecn set ce" || rc=1; }
 	if [ ${rc} = 0 ]; then
