@@ -101,7 +101,7 @@ for ns in $C $S; do
 	run ip netns exec $ns sysctl -qw net.mptcp.scheduler=window
 done
 # the knobs a new namespace starts with (mptcp-sysctl.rst says what each
-# does; fuso_rules 127: every rule beyond the paper, 0 is the paper's)
+# does; fuso_rules 255: every rule beyond the paper, 0 is the paper's)
 echo "FUSO's knobs, at their defaults:"
 run ip netns exec $S sysctl net.mptcp.fuso net.mptcp.fuso_alpha \
 	net.mptcp.fuso_beta net.mptcp.fuso_rules net.mptcp.fuso_narrow_ms

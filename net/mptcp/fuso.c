@@ -128,7 +128,7 @@
  *
  * The sender above is the paper's, ``net.mptcp.fuso_rules=0``.  Each bit
  * of ``net.mptcp.fuso_rules`` adds a rule beyond the paper; the default,
- * 127, enables all seven.
+ * 255, enables all eight.
  *
  * ``CAUTIOUS`` (1)
  *   no copy onto a subflow in CWR, Recovery or Loss, or that was there
@@ -183,11 +183,17 @@
  *   least two), so that after congestion a first flight puts half as
  *   many small windows at risk of being lost whole (incast); for the
  *   response's first MB only, as ``SCHED_CAUTIOUS``.
+ * ``SPREAD_TIMERS`` (128)
+ *   not a copy rule either (protocol.c, "FUSO spread timers"): a flight
+ *   that new data starts on an idle subflow has its first timer (loss
+ *   probe or RTO) moved to a random point up to twice as far, at most one
+ *   minimum RTO later, so that the subflows whose small first flights an
+ *   incast drops whole do not all retransmit in the same tick.
  *
  * Every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured
  * 40 % extra bytes at low load, falling as load rises because spare cwnd
- * disappears.  The default rules (127) together cut the copies from about
+ * disappears.  The default rules (255) together cut the copies from about
  * 40 % of the bytes to about 5 % in the FUSO benchmark
  * (Documentation/benchmark.md in the FUSO repository; measured rule by
  * rule for ``LAST_TAIL`` only, which halves them).

@@ -14,8 +14,8 @@
 # turn (default 5), S seconds each (default 4), with P % random loss on
 # path 1 towards the client (default 0): "default" (upstream's
 # scheduler, FUSO off), "window" (the window scheduler, FUSO on, the
-# default rules) and "window-r47" (the same without SCHED_CAUTIOUS and
-# SCHED_NARROW).  Output: DIR/raw.tsv (scheme, run, Mbit/s) and
+# default rules) and "window-r47" (the same without the one-flow rules
+# SCHED_CAUTIOUS and SCHED_NARROW, and without SPREAD_TIMERS).  Output: DIR/raw.tsv (scheme, run, Mbit/s) and
 # DIR/summary.txt, the mean of each with a 95 % t interval and its ratio
 # to "default" paired on the run (default DIR: build/bench/bulk-disjoint).
 set -u
@@ -60,7 +60,7 @@ if [ "${1:-}" = --guest ]; then
 	ip -n $c mptcp endpoint add 10.0.2.1 dev c2 subflow
 	ip -n $c mptcp endpoint add 10.0.2.3 dev c2 subflow
 	setup() {	# SCHEME
-		local sched=window fuso=3 rules=127
+		local sched=window fuso=3 rules=255
 		case "$1" in
 		default) sched=default fuso=0 ;;
 		window-r47) rules=47 ;;

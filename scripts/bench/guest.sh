@@ -565,7 +565,9 @@ for s in $schemes; do
 	fuso[13]-r[1-5][0-9]-default|fuso[13]-r[1-5][0-9]-window) ;;
 	fuso[13]-r[6-9][0-9]-default|fuso[13]-r[6-9][0-9]-window) ;;
 	fuso[13]-r1[01][0-9]-default|fuso[13]-r1[01][0-9]-window) ;;
-	fuso[13]-r12[0-7]-default|fuso[13]-r12[0-7]-window) ;;
+	fuso[13]-r1[2-9][0-9]-default|fuso[13]-r1[2-9][0-9]-window) ;;
+	fuso[13]-r2[0-4][0-9]-default|fuso[13]-r2[0-4][0-9]-window) ;;
+	fuso[13]-r25[0-5]-default|fuso[13]-r25[0-5]-window) ;;
 	fuso[13]-m[0-9]|fuso[13]-m[1-9][0-9]|fuso[13]-m[1-9][0-9][0-9]) ;;
 	fuso[13]-m[1-9][0-9][0-9][0-9]|fuso[13]-m[1-5][0-9][0-9][0-9][0-9]|fuso[13]-m60000) ;;
 	*) fail "unknown scheme '$s'" ;;

@@ -44,7 +44,10 @@
 #   is listed, and FUSO on it sends copies and delivers every byte; with
 #   MPTCP_FUSO_RULE_CLEAN_PATH, the copies of a lossy subflow go to a
 #   clean subflow that never carried data rather than back onto the lossy
-#   one (the paper's ranking puts a never-used subflow last).
+#   one (the paper's ranking puts a never-used subflow last); with
+#   MPTCP_FUSO_RULE_SPREAD_TIMERS, responses that start from idle move
+#   their flights' first timers (MPTcpExtFusoTimerSpread), and without it
+#   none.
 #
 #   ns1 (client)  ns1eth1 ------ path 1 ------ ns2eth1  ns2 (server)
 #                 10.0.1.1                     10.0.1.2
@@ -87,7 +90,7 @@ size_kb=${FUSO_TEST_SIZE:-512}
 parts=${FUSO_TEST_PARTS:-knobs 0 1 3 hole rules}
 port=10000
 # net.mptcp.fuso_rules' default: every rule
-rules_default=127
+rules_default=255
 timeout_poll=30
 timeout_test=$((timeout_poll * 2 + 1))
 MPTCP_LIB_TEST_FORMAT="%02u %-62s"
@@ -1454,6 +1457,57 @@ test_last_tail()
 	result "${name}" ${rc}
 }
 
+# SPREAD_TIMERS (128): a push that starts a flight on a subflow with
+# nothing in flight moves the timer TCP armed for it (a loss probe or the
+# RTO) to a random point up to twice as far, at most one minimum RTO
+# later.  Request/response on one persistent connection, so that every
+# response starts from idle: with the default rules, at least a quarter
+# of the responses must move a timer on the server (a flight's timer is
+# due in 2 jiffies or more, and the delay is drawn from 0 up to that, so
+# each moves with a probability of 2/3 or more); with the rule taken out
+# (the case's own control) none may.  Every response must arrive intact.
+# $1: family
+test_spread_timers()
+{
+	local family=${1}
+	local name="IPv${family} fuso_rules=${rules_default}: first timers spread, 127: not"
+	local n=40 rc=0
+	local addr_opt caddr spid rules c0 on off
+	local -A moved
+
+	mptcp_lib_print_title "${name}"
+	rr_addr "${family}"
+	for rules in ${rules_default} $((rules_default & ~128)); do
+		set_rules "${rules}"
+		port=$((port + 1))
+		c0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoTimerSpread)
+		rr_server_start "${port}"
+		if ! timeout ${timeout_test} ip netns exec "${ns1}" \
+			python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+			-a "${caddr}" -n ${n} -s 1000,8000; then
+			mptcp_lib_pr_fail "rules ${rules}: a response was lost or corrupted"
+			rc=1
+		fi
+		rr_server_stop
+		moved[${rules}]=$(($(mptcp_lib_get_counter "${ns2}" \
+			MPTcpExtFusoTimerSpread) - c0))
+	done
+	set_rules "${rules_default}"
+	on=${moved[${rules_default}]} off=${moved[${rules}]}
+
+	mptcp_lib_pr_info "${n} responses: ${on} timers moved with rules" \
+		"${rules_default}, ${off} with ${rules}"
+	if [ ${rc} = 0 ] && [ "${on}" -lt $((n / 4)) ]; then
+		mptcp_lib_pr_fail "rules ${rules_default}: ${on} timers moved," \
+			"expected at least $((n / 4))"
+		rc=1
+	elif [ ${rc} = 0 ] && [ "${off}" != 0 ]; then
+		mptcp_lib_pr_fail "rules ${rules}: ${off} timers moved, expected none"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # SCHED_NARROW (64): a response that starts after an ECN echo goes to the
 # older half of the subflows, but at least two.  So three subflows here:
 # the client gets a second address on path 2 (10.0.2.3, a third subflow
@@ -1863,7 +1917,7 @@ if part_ok knobs; then
 	test_sysctl_range fuso 3
 	test_sysctl_range fuso_alpha 100
 	test_sysctl_range fuso_beta 100
-	test_sysctl_range fuso_rules 127
+	test_sysctl_range fuso_rules 255
 	test_sysctl_range fuso_narrow_ms 60000
 	fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
@@ -1938,6 +1992,7 @@ if part_ok rules; then
 	ip_ok 6 && test_sched_window_spread 6
 	ip_ok 4 && test_last_tail 4
 	set_mode 3
+	ip_ok 4 && test_spread_timers 4
 	set_mode 1
 	ip_ok 4 && test_clean_path 4 4
 	ip_ok 4 && test_clean_path 4 0

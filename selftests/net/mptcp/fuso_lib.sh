@@ -17,7 +17,7 @@
 
 fuso_counters="FusoRecovery FusoRecoverySameSubflow FusoNoBestSubflow
 	       FusoAllProtected FusoDeferred FusoRounds FusoRoundsEmpty
-	       FusoRcvOfoPush FusoRcvOfoInSeq FusoRcvOfoSkip"
+	       FusoRcvOfoPush FusoRcvOfoInSeq FusoRcvOfoSkip FusoTimerSpread"
 
 # Exit with a skip unless this kernel has FUSO.
 fuso_lib_require()
