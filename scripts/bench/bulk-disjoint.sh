@@ -15,9 +15,10 @@
 # path 1 towards the client (default 0): "default" (upstream's
 # scheduler, FUSO off), "window" (the window scheduler, FUSO on, the
 # default rules) and "window-r47" (the same without the one-flow rules
-# SCHED_CAUTIOUS and SCHED_NARROW, and without SPREAD_TIMERS).  Output: DIR/raw.tsv (scheme, run, Mbit/s) and
-# DIR/summary.txt, the mean of each with a 95 % t interval and its ratio
-# to "default" paired on the run (default DIR: build/bench/bulk-disjoint).
+# SCHED_CAUTIOUS and SCHED_NARROW, and without SPREAD_TIMERS).  Output:
+# DIR/raw.tsv (scheme, run, Mbit/s) and DIR/summary.txt, the mean of
+# each with a 95 % t interval and its ratio to "default" paired on the
+# run (default DIR: build/bench/bulk-disjoint).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 

@@ -557,19 +557,20 @@ msg "condition: loss=$loss% ($lossmodel) where=$where p1delay=${p1delay}us nsub=
 		"$(uname -r)" "$(cat /proc/cmdline | tr -s ' ' | cut -c1-400)"
 	echo "# path SCHEME CLIENT LOCAL REMOTE PATH_TO_SERVER PATH_TO_CLIENT: every connection and subflow after the warm-up"
 } >"$OUT/condition.txt"
+# in_range N MAX: N is a whole number in 0..MAX, written without a
+# leading zero (as the sysctl prints it)
+in_range() {
+	[[ $1 =~ ^(0|[1-9][0-9]{0,5})$ ]] && [ "$1" -le "$2" ]
+}
 bad=0
 for s in $schemes; do
 	case "$s" in
 	tcp|tcp-notlp|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|repflow|proactive) ;;
-	fuso[13]-r[0-9]-default|fuso[13]-r[0-9]-window) ;;
-	fuso[13]-r[1-5][0-9]-default|fuso[13]-r[1-5][0-9]-window) ;;
-	fuso[13]-r[6-9][0-9]-default|fuso[13]-r[6-9][0-9]-window) ;;
-	fuso[13]-r1[01][0-9]-default|fuso[13]-r1[01][0-9]-window) ;;
-	fuso[13]-r1[2-9][0-9]-default|fuso[13]-r1[2-9][0-9]-window) ;;
-	fuso[13]-r2[0-4][0-9]-default|fuso[13]-r2[0-4][0-9]-window) ;;
-	fuso[13]-r25[0-5]-default|fuso[13]-r25[0-5]-window) ;;
-	fuso[13]-m[0-9]|fuso[13]-m[1-9][0-9]|fuso[13]-m[1-9][0-9][0-9]) ;;
-	fuso[13]-m[1-9][0-9][0-9][0-9]|fuso[13]-m[1-5][0-9][0-9][0-9][0-9]|fuso[13]-m60000) ;;
+	fuso[13]-r*-default|fuso[13]-r*-window)
+		num=${s#fuso?-r} num=${num%-*}
+		in_range "$num" 255 || fail "unknown scheme '$s' (fuso_rules 0..255)" ;;
+	fuso[13]-m*)
+		in_range "${s#fuso?-m}" 60000 || fail "unknown scheme '$s' (fuso_narrow_ms 0..60000)" ;;
 	*) fail "unknown scheme '$s'" ;;
 	esac
 	if [ "$bulk" != 0 ]; then
