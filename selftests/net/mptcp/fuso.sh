@@ -1460,12 +1460,19 @@ test_last_tail()
 # SPREAD_TIMERS (128): a push that starts a flight on a subflow with
 # nothing in flight moves the timer TCP armed for it (a loss probe or the
 # RTO) to a random point up to twice as far, at most one minimum RTO
-# later.  Request/response on one persistent connection, so that every
-# response starts from idle: with the default rules, at least a quarter
-# of the responses must move a timer on the server (a flight's timer is
-# due in 2 jiffies or more, and the delay is drawn from 0 up to that, so
-# each moves with a probability of 2/3 or more); with the rule taken out
-# (the case's own control) none may.  Every response must arrive intact.
+# later.  Request/response on one persistent connection, the client
+# waiting 100 ms before each request, so that every response starts from
+# idle: the server's subflow has nothing in flight only once the client's
+# ACK of the last response came, and when the requests take the other
+# subflow that ACK is a delayed one (at most 40 ms, TCP_DELACK_MIN, at
+# these RTTs); without the wait the responses then find their subflow
+# with something in flight, and the rule rightly leaves them alone (1 of
+# 40 timers moved in one run).  With the default rules, at least a
+# quarter of the responses must move a timer on the server (a flight's
+# timer is due in 2 jiffies or more, and the delay is drawn from 0 up to
+# that, so each moves with a probability of 2/3 or more); with the rule
+# taken out (the case's own control) none may.  Every response must
+# arrive intact.
 # $1: family
 test_spread_timers()
 {
@@ -1484,7 +1491,7 @@ test_spread_timers()
 		rr_server_start "${port}"
 		if ! timeout ${timeout_test} ip netns exec "${ns1}" \
 			python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
-			-a "${caddr}" -n ${n} -s 1000,8000; then
+			-a "${caddr}" -n ${n} -s 1000,8000 --gap 100; then
 			mptcp_lib_pr_fail "rules ${rules}: a response was lost or corrupted"
 			rc=1
 		fi

@@ -23,6 +23,7 @@
 #   fuso_rr.py client [-6] -p PORT -a ADDR [-n N] [-s SIZES] [-q REQ]
 #                     [--new-conn] [--wait-file F] [--snap-pid PID]
 #                     [--before CMD] [--times] [--conns C] [--fuso MODE]
+#                     [--gap MS]
 #       N exchanges (default 10): send a request of REQ bytes (default 100)
 #       asking for the next size in SIZES (comma-separated bytes, cycled),
 #       read the response and check every byte.  With --new-conn each
@@ -38,7 +39,9 @@
 #       With --conns, open C connections at once and run the N exchanges
 #       on each of them concurrently (one thread each); print "checked
 #       C connections, E exchanges, B bytes" at the end.  With --fuso, set
-#       MPTCP_FUSO to MODE on each socket before it connects.
+#       MPTCP_FUSO to MODE on each socket before it connects.  With --gap,
+#       wait MS milliseconds before each exchange but the first (not with
+#       --conns).
 #
 #   fuso_rr.py sockopt [-6] -p PORT --expect MODE
 #       Check the MPTCP_FUSO socket option on loopback: a new socket reports
@@ -55,6 +58,7 @@
 
 import argparse
 import errno
+import math
 import os
 import socket
 import struct
@@ -265,6 +269,8 @@ def client(args):
             print("ready", flush=True)
             while not os.path.exists(args.wait_file):
                 time.sleep(0.01)
+        if k > 0 and args.gap:
+            time.sleep(args.gap / 1000)
         if k > 0 and args.before:
             subprocess.run(args.before, shell=True, check=True)
         last = k == args.n - 1 and args.snap_pid
@@ -360,6 +366,7 @@ def main():
     p.add_argument("-q", dest="req", type=int, default=100)
     p.add_argument("-t", dest="timeout", type=float, default=30)
     p.add_argument("--new-conn", action="store_true")
+    p.add_argument("--gap", type=float, default=0)
     p.add_argument("--wait-file")
     p.add_argument("--snap-pid", type=int)
     p.add_argument("--before")
@@ -379,6 +386,10 @@ def main():
             return sockopt(args)
         if not args.addr:
             p.error("client needs -a ADDR")
+        if not math.isfinite(args.gap) or args.gap < 0:
+            p.error(f"--gap: {args.gap} is not a time in ms (0 or more)")
+        if args.gap and args.conns:
+            p.error("--gap is for exchanges on one connection, not --conns")
         return client(args)
     except subprocess.CalledProcessError as e:
         print(f"fuso_rr {args.mode}: --before: {e}", file=sys.stderr)
