@@ -37,6 +37,15 @@ setup_ccache() {
 		export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 		export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}
 		export CCACHE_NOHASHDIR=1
+		# Depend mode: on a miss ccache runs only the compiler and
+		# takes the headers from its -MMD output, where the default
+		# runs the preprocessor first.  Measured on 2 cores (net/ipv4
+		# and net/core of the qemu kernel, empty cache): 93 s in the
+		# default mode, 57 s in depend mode, 60-67 s without ccache;
+		# a hit costs the same.  What it gives up, a hit for the same
+		# preprocessed text under another config, the series check
+		# gets from Kbuild instead (scripts/patches.sh).
+		export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 		mkdir -p "$CCACHE_DIR"
 		# three kernel variants need about 8 GB of cache; raise the
 		# limit for our builds only, and only if the user set none
