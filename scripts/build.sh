@@ -2,6 +2,7 @@
 # Configure and build a test kernel (and the MPTCP kselftests).
 #
 #   build.sh kernel TARGET [--tree DIR] [--nofuso] [--debug|--kcsan] [--w1]
+#                          [--goal GOALS]
 #   build.sh selftests [--tree DIR]
 #
 # TARGET is qemu (x86_64 microvm guest) or uml (User-Mode Linux).
@@ -12,7 +13,9 @@
 # only) in TREE/.obj-TARGET-debug; --kcsan adds scripts/config/kcsan.config
 # (the concurrency sanitizer, which excludes KASAN; QEMU only) in
 # TREE/.obj-TARGET-kcsan.  --w1 rebuilds net/mptcp with W=1 and fails on
-# any warning.
+# any warning.  --goal builds these make goals instead of the image
+# (vmlinux: the kernel linked, no bzImage; net/mptcp/: those objects
+# compiled; the series check uses both).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -23,6 +26,7 @@ fuso=y
 debug=
 kcsan=
 w1=
+goal=
 case "$cmd" in kernel) target=${1:-}; shift || true ;; esac
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -31,6 +35,11 @@ while [ $# -gt 0 ]; do
 	--debug) debug=1 ;;
 	--kcsan) kcsan=1 ;;
 	--w1) w1=1 ;;
+	--goal)
+		[ $# -ge 2 ] && [ -n "$2" ] || die "build.sh: --goal needs a value"
+		goal=$2
+		shift
+		;;
 	*) die "build.sh: unknown argument '$1'" ;;
 	esac
 	shift
@@ -123,11 +132,16 @@ build_kernel() {
 	args=$(kmake_args "$target")
 	t0=$(date +%s)
 	log "building $target kernel (FUSO=$fuso${debug:+, debug}${kcsan:+, KCSAN}) in $obj, -j$(jobs)"
-	local goal=bzImage
-	[ "$target" = uml ] && goal=linux
-	# shellcheck disable=SC2086
-	if ! make -s -C "$tree" O="$obj" $args CC="$KCC" -j"$(jobs)" $goal; then
-		die "kernel build failed ($target, FUSO=$fuso, tree $tree)"
+	local image_goal=bzImage
+	[ "$target" = uml ] && image_goal=linux
+	# shellcheck disable=SC2086 # GOALS is a list
+	if ! make -s -C "$tree" O="$obj" $args CC="$KCC" -j"$(jobs)" ${goal:-$image_goal}; then
+		die "kernel build failed ($target, FUSO=$fuso, tree $tree${goal:+, goals: $goal})"
+	fi
+	if [ -n "$goal" ]; then
+		log "built $goal in $obj in $(($(date +%s) - t0)) s"
+		[ -z "$w1" ] || die "--w1 goes with the image, not with --goal"
+		return 0
 	fi
 	img=$(image_path)
 	log "built $img in $(($(date +%s) - t0)) s"
@@ -144,7 +158,7 @@ build_kernel() {
 		fi
 		find "$obj/net/mptcp" -name '*.o' -delete 2>/dev/null || true
 		# shellcheck disable=SC2086
-		make -s -C "$tree" O="$obj" $args CC="$KCC" -j"$(jobs)" $goal
+		make -s -C "$tree" O="$obj" $args CC="$KCC" -j"$(jobs)" $image_goal
 		log "W=1: net/mptcp has no warnings"
 	fi
 }
@@ -154,7 +168,8 @@ build_selftests() {
 	[ "$tree" = "$SRC" ] && "$TOP/scripts/base-tree.sh" src
 	target=qemu
 	obj=$(obj_dir "$tree" qemu)
-	[ -f "$obj/.config" ] || die "build the qemu kernel first (headers come from $obj)"
+	# the uapi headers need the configured tree, not a built kernel
+	configure "$obj"
 	kst=$obj/kselftest
 	log "installing uapi headers and building the net/mptcp kselftests into $kst"
 	make -s -C "$tree" O="$obj" ARCH=x86_64 headers >/dev/null
@@ -171,5 +186,5 @@ build_selftests() {
 case "$cmd" in
 kernel) [ -n "$target" ] || die "build.sh kernel needs a target (qemu or uml)"; build_kernel ;;
 selftests) build_selftests ;;
-*) echo "usage: $0 kernel qemu|uml [--tree DIR] [--nofuso] [--debug|--kcsan] [--w1] | selftests" >&2; exit 2 ;;
+*) echo "usage: $0 kernel qemu|uml [--tree DIR] [--nofuso] [--debug|--kcsan] [--w1] [--goal GOALS] | selftests" >&2; exit 2 ;;
 esac

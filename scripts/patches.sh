@@ -10,9 +10,10 @@
 #                             and a cover letter; OUTDIR/net/: the base
 #                             fixes alone, as a series for net
 #   patches.sh verify DIR     apply OUTDIR=DIR to a fresh pristine tree with
-#                             git am and build every commit, with FUSO=y
-#                             and =n (before CONFIG_MPTCP_FUSO exists,
-#                             without it)
+#                             git am and build every commit that changes
+#                             the kernel, with FUSO=y and =n (before
+#                             CONFIG_MPTCP_FUSO exists, without it); what
+#                             each commit builds: above cmd_verify
 #   patches.sh checkpatch DIR checkpatch --strict on every patch of DIR
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -134,33 +135,86 @@ cmd_checkpatch() { # DIR
 	log "checkpatch --strict: $(ls "$dir"/*.patch | grep -vc '/0000-cover-letter\.patch$') patches clean"
 }
 
+# kernel_changed COMMIT: does COMMIT touch anything a kernel build reads?
+# Documentation/ and tools/ (the selftests) are not built into the kernel.
+kernel_changed() {
+	git -C "$tree" diff --name-only "$1^" "$1" | grep -qvE '^(Documentation|tools)/'
+}
+
+# Every commit must build.  What a commit can break decides what is built
+# for it (the full builds are incremental, each in its own object
+# directory, so a commit costs what it changes):
+# - a commit that touches only Documentation/ or tools/: nothing to build;
+# - before CONFIG_MPTCP_FUSO exists: the kernel, linked (vmlinux);
+# - after: with CONFIG_MPTCP_FUSO=y the kernel, linked, at every commit;
+#   with =n the kernel, linked, at the first commit that has the option
+#   and at the last that changes the kernel (bzImage: the image
+#   nofuso_check boots), and in between every object of net/mptcp/ and of
+#   the directories the commit changes, compiled (FUSO's code lives in
+#   net/mptcp/; what =n can break elsewhere is a missing stub, which the
+#   compile of its caller catches, or a missing definition, which the
+#   link at the last commit catches).
+# make test-full (FUSO_SERIES_FULL=1) links both at every commit.
 cmd_verify() { # DIR
-	local dir=${1:?verify needs a directory} tree=$BUILD/series-check c n i=0
+	local dir=${1:?verify needs a directory} c n i=0 first_fuso= last_kernel= obj_y obj_n dirs d t0
+	tree=$BUILD/series-check
 	dir=$(cd "$dir" && pwd)
 	"$TOP/scripts/base-tree.sh" pristine "$tree"
 	git_q -C "$tree" am -q $(ls "$dir"/*.patch | grep -v '/0000-cover-letter\.patch$') ||
 		die "the series in $dir does not apply to the pristine base tree with git am"
 	n=$(git -C "$tree" rev-list --count base..HEAD)
+	for c in $(git -C "$tree" rev-list --reverse base..HEAD); do
+		kernel_changed "$c" && last_kernel=$c
+	done
+	[ -n "$last_kernel" ] || die "no commit of the series changes the kernel"
+	obj_y=$(obj_dir "$tree" qemu)
+	obj_n=$(obj_dir "$tree" qemu-nofuso)
 	log "series applies to the pristine tree; building each of its $n commits"
 	for c in $(git -C "$tree" rev-list --reverse base..HEAD); do
 		i=$((i + 1))
+		t0=$(date +%s)
 		git_q -C "$tree" checkout -q --detach "$c"
 		log "[$i/$n] $(git -C "$tree" log -1 --format=%s "$c")"
-		if [ ! -f "$tree/net/mptcp/Kconfig.fuso" ]; then
-			# a preparatory patch, before CONFIG_MPTCP_FUSO exists
-			log "[$i/$n] no CONFIG_MPTCP_FUSO yet: building without it"
-			"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso ||
-				die "commit $i/$n of the series does not build"
+		if ! kernel_changed "$c"; then
+			log "[$i/$n] only Documentation/ and tools/ change: no kernel build"
 			continue
 		fi
-		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" ||
+		if [ ! -f "$tree/net/mptcp/Kconfig.fuso" ]; then
+			# a preparatory patch, before CONFIG_MPTCP_FUSO exists
+			"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso --goal vmlinux ||
+				die "commit $i/$n of the series does not build"
+			log "[$i/$n] no CONFIG_MPTCP_FUSO yet: built without it ($(($(date +%s) - t0)) s)"
+			continue
+		fi
+		if [ -z "$first_fuso" ]; then
+			first_fuso=$c
+			# Start =y from the =n objects: Kbuild rebuilds only what
+			# depends on CONFIG_MPTCP_FUSO or on this commit.
+			if [ -d "$obj_n" ] && [ ! -e "$obj_y" ]; then
+				cp -a "$obj_n" "$obj_y"
+			fi
+		fi
+		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --goal vmlinux ||
 			die "commit $i/$n of the series does not build"
-		# and without it: every patch must leave =n building (the
-		# last of these builds is the one nofuso_check boots)
-		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso ||
-			die "commit $i/$n of the series does not build with CONFIG_MPTCP_FUSO=n"
+		if [ "$c" = "$first_fuso" ] || [ "$c" = "$last_kernel" ] || [ "${FUSO_SERIES_FULL:-0}" = 1 ]; then
+			local goal=vmlinux
+			[ "$c" = "$last_kernel" ] && goal=bzImage
+			"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso --goal $goal ||
+				die "commit $i/$n of the series does not build with CONFIG_MPTCP_FUSO=n"
+			log "[$i/$n] built with CONFIG_MPTCP_FUSO=y and =n ($(($(date +%s) - t0)) s)"
+			continue
+		fi
+		dirs="net/mptcp/"
+		for d in $(git -C "$tree" diff --name-only "$c^" "$c" | grep -E '\.[ch]$' | grep -vE '^(Documentation|tools|include)/' | xargs -r -n1 dirname | sort -u); do
+			[ "$d/" = net/mptcp/ ] || dirs="$dirs $d/"
+		done
+		# shellcheck disable=SC2086 # a list of make goals
+		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso --goal "$dirs" ||
+			die "commit $i/$n of the series does not compile with CONFIG_MPTCP_FUSO=n ($dirs)"
+		log "[$i/$n] built with CONFIG_MPTCP_FUSO=y, compiled $dirs with =n ($(($(date +%s) - t0)) s)"
 	done
-	log "every commit of the series builds, with CONFIG_MPTCP_FUSO=y and =n"
+	[ -f "$obj_n/arch/x86/boot/bzImage" ] || die "no CONFIG_MPTCP_FUSO=n image at the end of the series"
+	log "every commit of the series builds with CONFIG_MPTCP_FUSO=y; =n links at its first and last kernel commits and compiles in between"
 }
 
 case "${1:-}" in
