@@ -52,7 +52,7 @@ kernel-kcsan: deps
 	$(S)/build.sh kernel qemu --kcsan
 
 ## selftests     build and install the net/mptcp kselftests (with fuso.sh)
-selftests: kernel-qemu
+selftests: deps
 	$(S)/build.sh selftests
 
 ## quickstart    FUSO at work in the UML kernel: two paths, 2 % loss on one, the same
@@ -115,7 +115,7 @@ export:
 check: series
 	$(S)/patches.sh checkpatch build/series
 	$(S)/build.sh kernel qemu --w1
-	$(S)/docs-check.sh
+	$(S)/docs-check.sh --all
 
 ## clean         remove kernel objects (keeps the unpacked trees)
 clean:
