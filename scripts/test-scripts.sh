@@ -68,6 +68,14 @@ expect "vm --uml --kcsan: QEMU only" 1 'vm: --kcsan needs --qemu' \
 expect "vm --debug --kcsan: two kernels" 1 'vm: --debug and --kcsan are two kernels' \
 	"$TOP/scripts/vm" --qemu --debug --kcsan -- true
 
+# --- build.sh, docs-check.sh, test.sh: bad arguments ---
+expect "build.sh --goal without a value" 1 'build.sh: --goal needs a value' \
+	"$TOP/scripts/build.sh" kernel qemu --goal
+expect "docs-check.sh with an unknown argument" 1 "docs-check.sh: unknown argument '--bogus'" \
+	"$TOP/scripts/docs-check.sh" --bogus
+expect "test.sh with an unknown option" 1 "test.sh: unknown option '--bogus'" \
+	"$TOP/scripts/test.sh" --bogus
+
 # --- scripts/kcsan-check.py: sorts KCSAN reports, fails on MPTCP's ---
 cat >"$T/kcsan.log" <<'KLOG'
 ----- kernel log (reports found) -----

@@ -1,12 +1,24 @@
 #!/bin/bash
 # The whole test suite (make test).  Each step's output goes to
 # build/test-logs/STEP.log; a failing step prints its log's tail.  The
-# suite ends with a 'N passed, N failed' line and fails if any step did.
+# suite prints an estimate of its time before it starts, a table of its
+# steps' times at the end, and a 'N passed, N failed' line; it fails if
+# any step did.
 #
-#   test.sh [STEP...]   run only these steps (default: the suite, in order)
+# On 2 cores the suite overlaps what can overlap: once the UML kernel and
+# the kselftests are built, the UML steps (one core: UML runs a guest on
+# one host thread, in virtual time, so the host's load does not change
+# their results) run in a second lane beside the builds of the x86
+# kernels, the series check and the other x86 steps.  The steps that run
+# in real time under QEMU with time bounds (the debug and KCSAN kernels'
+# tests, the upstream selftests) run last, alone on the machine.
+#
+#   test.sh [STEP...]   run only these steps, one after the other
+#                       (default: the suite, in lanes)
 #   test.sh --full      everything: the suite, fuso.sh in full on QEMU, the
-#                       whole fault suite and fuso.sh on the debug kernel,
-#                       and the upstream MPTCP selftests with FUSO on
+#                       whole fault suite and fuso.sh on the debug and KCSAN
+#                       kernels, the series check linking every commit both
+#                       ways, and the upstream MPTCP selftests with FUSO on
 #                       (make test-full)
 #   test.sh --debug     the debug kernel: fuso.sh and the whole fault suite
 #                       (make test-debug)
@@ -19,23 +31,25 @@ LOGS=$BUILD/test-logs
 KST=$SRC/.obj-qemu/kselftest
 mkdir -p "$LOGS"
 
-passed=0 failed=0 failures=()
+# One line per finished step: "ok|FAIL NAME SECONDS LANE".  Both lanes
+# append to it (short lines, O_APPEND).
+RESULTS=$LOGS/results
 
 # step NAME CMD...: run CMD with its output in LOGS/NAME.log
 step() {
-	local name=$1 t0 rc
+	local name=$1 t0 rc dt
 	shift
 	t0=$(date +%s)
-	log "── $name"
+	log "${LANE:+[$LANE] }── $name"
 	"$@" >"$LOGS/$name.log" 2>&1
 	rc=$?
+	dt=$(($(date +%s) - t0))
 	if [ $rc = 0 ]; then
-		passed=$((passed + 1))
-		log "   ok   $name ($(($(date +%s) - t0)) s)"
+		echo "ok $name $dt ${LANE:-main}" >>"$RESULTS"
+		log "${LANE:+[$LANE] }   ok   $name ($dt s)"
 	else
-		failed=$((failed + 1))
-		failures+=("$name")
-		log "   FAIL $name (exit $rc, $(($(date +%s) - t0)) s); last lines of $LOGS/$name.log:"
+		echo "FAIL $name $dt ${LANE:-main}" >>"$RESULTS"
+		log "${LANE:+[$LANE] }   FAIL $name (exit $rc, $dt s); last lines of $LOGS/$name.log:"
 		tail -n 40 "$LOGS/$name.log" | sed 's/^/   | /' >&2
 	fi
 	return $rc
@@ -113,7 +127,8 @@ kselftest() {
 # at once (concurrency on 2 vCPUs).  Random loss is in fuso.sh's part of
 # the step; the rest costs 1-2 minutes a case there, more than the CI
 # budget has.
-FAULTS_CI="blackhole link-flap endpoint-del many-conns"
+FAULTS_DEBUG="blackhole link-flap endpoint-del many-conns"
+FAULTS_KCSAN="blackhole link-flap endpoint-del many-conns"
 
 # The fault suite's cases that CI also runs on the window-bounded scheduler
 # ("window"), which keeps data at the MPTCP level until a subflow has room:
@@ -178,7 +193,11 @@ upstream() {
 bench_repeat() {
 	local d=$BUILD/bench/repeat r s f
 	rm -rf "$d"
-	gcc -O2 -Wall -Wextra -o "$BUILD/bench/fuso-tg" "$TOP/scripts/bench/fuso-tg.c" -lm -lpthread || return 1
+	mkdir -p "$BUILD/bench"
+	# a new file, renamed into place: the quickstart of step deb-small,
+	# in the other lane, may be running the old one
+	gcc -O2 -Wall -Wextra -o "$BUILD/bench/fuso-tg.new.$$" "$TOP/scripts/bench/fuso-tg.c" -lm -lpthread &&
+		mv -f "$BUILD/bench/fuso-tg.new.$$" "$BUILD/bench/fuso-tg" || return 1
 	for r in a b c; do
 		s=7
 		[ $r = c ] && s=8
@@ -198,11 +217,17 @@ bench_repeat() {
 	echo "seed 7 twice: identical per-query CSVs, server records and copy counts; seed 8: different"
 }
 
+# checkpatch (one core) runs beside the builds of the series' commits.
 series_check() {
-	local out=$BUILD/series
-	"$TOP/scripts/patches.sh" series "$out" &&
-		"$TOP/scripts/patches.sh" checkpatch "$out" &&
-		"$TOP/scripts/patches.sh" verify "$out"
+	local out=$BUILD/series cp rc
+	"$TOP/scripts/patches.sh" series "$out" || return 1
+	"$TOP/scripts/patches.sh" checkpatch "$out" >"$LOGS/checkpatch.log" 2>&1 &
+	cp=$!
+	"$TOP/scripts/patches.sh" verify "$out"
+	rc=$?
+	wait $cp || { cat "$LOGS/checkpatch.log"; echo "checkpatch failed"; return 1; }
+	cat "$LOGS/checkpatch.log"
+	return $rc
 }
 
 # The CONFIG_MPTCP_FUSO=n build from the series check: no FUSO sysctls,
@@ -242,26 +267,25 @@ deb_selftest() {
 
 run() {
 	case "$1" in
-	deps) step deps "$TOP/scripts/deps.sh" || exit 1 ;;
+	deps) step deps "$TOP/scripts/deps.sh" || fatal ;;
 	scripts) step scripts "$TOP/scripts/test-scripts.sh" ;;
-	build)
-		step build-uml "$TOP/scripts/build.sh" kernel uml &&
-			step build-qemu "$TOP/scripts/build.sh" kernel qemu &&
-			step build-selftests "$TOP/scripts/build.sh" selftests ||
-			exit 1
-		;;
-	vm) step vm-uml vm_selftest uml; step vm-qemu vm_selftest qemu ;;
+	build-uml) step build-uml "$TOP/scripts/build.sh" kernel uml || fatal ;;
+	build-qemu) step build-qemu "$TOP/scripts/build.sh" kernel qemu ;;
+	# the kselftests need only the qemu tree's configuration (its uapi
+	# headers), not its kernel
+	build-selftests) step build-selftests "$TOP/scripts/build.sh" selftests || fatal ;;
+	vm-uml) step vm-uml vm_selftest uml ;;
+	vm-qemu) step vm-qemu vm_selftest qemu ;;
 	quickstart) step quickstart-uml "$TOP/scripts/quickstart-vm.sh" ;;
 	deb) step deb-small deb_selftest ;;
-	docs) step docs "$TOP/scripts/docs-check.sh" ;;
-	kunit) step kunit-uml kunit uml; step kunit-qemu kunit qemu ;;
+	docs) step docs "$TOP/scripts/docs-check.sh" ${full:+--all} ;;
+	kunit-uml) step kunit-uml kunit uml ;;
+	kunit-qemu) step kunit-qemu kunit qemu ;;
 	# fuso.sh in full on UML (exact virtual time).  On QEMU (the x86
 	# kernel, emulated: slow) the suite runs it on the debug kernel (step
 	# debug); make test-full also runs it in full on the plain kernel.
-	fuso)
-		step fuso.sh-uml kselftest uml fuso.sh
-		[ -z "$full" ] || step fuso.sh-qemu kselftest qemu fuso.sh
-		;;
+	fuso) step fuso.sh-uml kselftest uml fuso.sh ;;
+	fuso-qemu) step fuso.sh-qemu kselftest qemu fuso.sh ;;
 	# The fault suite on UML, every case, in virtual time (it ran in real
 	# time until the TSQ fix in scripts/base-fixes/0004: the
 	# many-connection case froze virtual time, Documentation/testing.md).
@@ -273,6 +297,8 @@ run() {
 			kselftest uml fuso_faults.sh FUSO_FAULTS_SCHED=window \
 			FUSO_FAULTS_CASES="$FAULTS_WINDOW"
 		;;
+	build-debug) step build-debug "$TOP/scripts/build.sh" kernel qemu --debug ;;
+	build-kcsan) step build-kcsan "$TOP/scripts/build.sh" kernel qemu --kcsan ;;
 	# The debug kernel (KASAN, lockdep, kmemleak...): fuso.sh and the
 	# fault suite, fuso=3 in the fault suite; any kernel report, or a leak
 	# in the kmemleak scan at the end of each run, fails the step.  Under
@@ -280,10 +306,11 @@ run() {
 	# second: the fault suite's time bounds are 3 times longer there
 	# (FUSO_FAULTS_SLOW), and the suite runs a part: fuso.sh's fuso=3
 	# transfers, exchanges and tail loss (sender and receiver on), IPv4,
-	# 128 KiB; and FAULTS_CI.  make test-debug and make test-full run
+	# 128 KiB; and FAULTS_DEBUG.  make test-debug and make test-full run
 	# everything.
 	debug)
-		step build-debug "$TOP/scripts/build.sh" kernel qemu --debug || return
+		ran build-debug || step build-debug "$TOP/scripts/build.sh" kernel qemu --debug || return
+		grep -q '^ok build-debug ' "$RESULTS" || return
 		if [ -n "$full" ]; then
 			step fuso.sh-debug kselftest debug fuso.sh FUSO_TEST_SANITIZER=1
 			step fuso_faults.sh-debug kselftest debug fuso_faults.sh \
@@ -293,7 +320,7 @@ run() {
 				FUSO_TEST_PARTS=3 FUSO_TEST_SIZE=128 \
 				FUSO_TEST_SANITIZER=1
 			step fuso_faults.sh-debug kselftest debug fuso_faults.sh \
-				FUSO_FAULTS_SLOW=3 FUSO_FAULTS_CASES="$FAULTS_CI"
+				FUSO_FAULTS_SLOW=3 FUSO_FAULTS_CASES="$FAULTS_DEBUG"
 		fi
 		;;
 	# Upstream MPTCP selftests with FUSO on (make test-full).  UML
@@ -329,63 +356,128 @@ run() {
 		step bench-repeat bench_repeat
 		;;
 	# The KCSAN kernel (data races; it excludes KASAN, so it is a kernel of
-	# its own): the same parts as the debug step, everything with --kcsan
-	# or --full.  A KCSAN report in MPTCP or FUSO code fails the step
+	# its own): a part, FAULTS_KCSAN; everything with --kcsan or --full.
+	# A KCSAN report in MPTCP or FUSO code fails the step
 	# (scripts/kcsan-check.py); one elsewhere in the kernel is listed.
 	kcsan)
-		step build-kcsan "$TOP/scripts/build.sh" kernel qemu --kcsan || return
+		ran build-kcsan || step build-kcsan "$TOP/scripts/build.sh" kernel qemu --kcsan || return
+		grep -q '^ok build-kcsan ' "$RESULTS" || return
 		if [ -n "$full" ]; then
 			step fuso.sh-kcsan kselftest kcsan fuso.sh FUSO_TEST_SANITIZER=1
 			step fuso_faults.sh-kcsan kselftest kcsan fuso_faults.sh \
 				FUSO_FAULTS_SLOW=3 FUSO_FAULTS_KCSAN=1
 		else
-			step fuso.sh-kcsan kselftest kcsan fuso.sh FUSO_TEST_IP=4 \
-				FUSO_TEST_PARTS=3 FUSO_TEST_SIZE=128 \
-				FUSO_TEST_SANITIZER=1
 			step fuso_faults.sh-kcsan kselftest kcsan fuso_faults.sh \
 				FUSO_FAULTS_SLOW=3 FUSO_FAULTS_KCSAN=1 \
-				FUSO_FAULTS_CASES="$FAULTS_CI"
+				FUSO_FAULTS_CASES="$FAULTS_KCSAN"
 		fi
 		;;
-	series) step series series_check && step nofuso-qemu nofuso_check ;;
+	series)
+		if [ -n "$full" ]; then
+			FUSO_SERIES_FULL=1 step series series_check
+		else
+			step series series_check
+		fi && step nofuso-qemu nofuso_check
+		;;
 	w1) step w1-net-mptcp "$TOP/scripts/build.sh" kernel qemu --w1 ;;
 	*) die "test.sh: unknown step '$1'" ;;
 	esac
 }
 
-t_start=$(date +%s)
-steps=("$@")
-full=
-case "${1:-}" in
---full)
-	full=1
-	steps=(deps scripts build vm quickstart deb kunit fuso faults debug kcsan bench upstream series w1 docs)
-	;;
---debug)
-	full=1
-	steps=(deps build debug)
-	;;
---kcsan)
-	full=1
-	steps=(deps build kcsan)
-	;;
---*) die "test.sh: unknown option '$1'" ;;
-"") steps=(deps scripts build vm quickstart deb kunit fuso faults debug kcsan bench series w1 docs) ;;
-esac
-for s in "${steps[@]}"; do
-	run "$s"
-done
+# ran STEP: has STEP run in this suite (passed or failed)?
+ran() { grep -qE "^(ok|FAIL) $1 " "$RESULTS"; }
 
+# lane NAME STEP...: the steps one after the other, as lane NAME
+lane() {
+	local LANE=$1 s
+	shift
+	for s in "$@"; do
+		run "$s"
+	done
+}
+
+# What the suite took when it was measured (make test, a clean clone, 2
+# cores): with an empty ccache and with the ccache a first run left.
+# Documentation/testing.md has the runs these come from.
+EST_COLD_MIN=45
+EST_WARM_MIN=30
+
+estimate() {
+	local cache=${CCACHE_DIR:-$HOME/.cache/ccache} kib=0 what
+	[ -d "$cache" ] && kib=$(du -sk "$cache" 2>/dev/null | cut -f1)
+	if [ "${kib:-0}" -gt $((1024 * 1024)) ]; then
+		what="about $EST_WARM_MIN min (ccache $cache holds $((kib / 1024)) MiB: warm)"
+	else
+		what="about $EST_COLD_MIN min (ccache $cache is empty or small: every kernel compiles from scratch)"
+	fi
+	[ -z "$full" ] || what="several hours (make test-full: the upstream selftests alone take more than an hour)"
+	log "make test: $what, on 2 cores"
+}
+
+# the steps' times, in the order they finished
+time_table() {
+	[ -s "$RESULTS" ] || return 0
+	printf '\n%-30s %-6s %-5s %8s\n' step lane ok seconds
+	awk '{ printf "%-30s %-6s %-5s %8d\n", $2, $4, ($1 == "ok" ? "ok" : "FAIL"), $3 }' "$RESULTS"
+	printf '%-30s %-6s %-5s %8d\n' "(suite, wall clock)" "" "" "$(($(date +%s) - t_start))"
+}
+
+# a step that everything after it needs failed: the summary, and stop
+fatal() {
+	time_table
+	echo "suite: $(grep -c '^ok ' "$RESULTS") passed, $(grep -c '^FAIL ' "$RESULTS") failed (stopped: $(tail -n1 "$RESULTS" | cut -d' ' -f2) failed)"
+	exit 1
+}
+
+t_start=$(date +%s)
+full=
+mode=suite
+case "${1:-}" in
+--full) full=1 ;;
+--debug) full=1; mode=debug ;;
+--kcsan) full=1; mode=kcsan ;;
+--*) die "test.sh: unknown option '$1'" ;;
+"") ;;
+*) mode=steps ;;
+esac
+: >"$RESULTS"
+case "$mode" in
+suite)
+	estimate
+	# nothing else can run without these (their failure exits)
+	lane "" deps scripts build-uml build-selftests
+	# the UML lane: one core, virtual time
+	lane uml vm-uml quickstart kunit-uml fuso faults bench &
+	uml_lane=$!
+	# the x86 lane: the series check first (it compiles the x86 kernel
+	# that build-qemu then takes from ccache), then the rest
+	lane x86 series build-qemu vm-qemu kunit-qemu w1 deb docs build-debug build-kcsan
+	wait $uml_lane
+	# real time under QEMU, alone
+	if [ -n "$full" ]; then
+		lane "" fuso-qemu debug kcsan upstream
+	else
+		lane "" debug kcsan
+	fi
+	;;
+debug) lane "" deps build-qemu build-selftests debug ;;
+kcsan) lane "" deps build-qemu build-selftests kcsan ;;
+steps) lane "" "$@" ;;
+esac
+
+time_table
+passed=$(grep -c '^ok ' "$RESULTS")
+failed=$(grep -c '^FAIL ' "$RESULTS")
 log "suite took $(($(date +%s) - t_start)) s; logs in $LOGS"
-if [ $failed != 0 ]; then
-	log "failed: ${failures[*]}"
+if [ "$failed" != 0 ]; then
+	log "failed: $(awk '$1 == "FAIL" { printf "%s ", $2 }' "$RESULTS")"
 	# Again at the end, where a reader of a truncated CI log looks: the
 	# lines that say why each step failed.
-	for s in "${failures[@]}"; do
+	for s in $(awk '$1 == "FAIL" { print $2 }' "$RESULTS"); do
 		log "why $s failed ($LOGS/$s.log):"
 		grep -E 'not ok|FAIL|\[FAIL\]|fail|error|Error|BUG|WARNING' "$LOGS/$s.log" |
 			grep -v '^ok ' | head -n 25 | sed 's/^/   | /' >&2
 	done
 fi
 echo "suite: $passed passed, $failed failed"
-[ $failed = 0 ]
+[ "$failed" = 0 ] && [ "$passed" != 0 ]
