@@ -1452,7 +1452,13 @@ void __mptcp_fuso_uncork(struct sock *sk)
 	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX))
 		return;
 	WRITE_ONCE(msk->fuso_app_idle, true);
+	/* softirq and timers set other bits of cb_flags under the data
+	 * lock while the msk is owned: a plain RMW outside it could lose
+	 * one (MPTCP_RETRANSMIT, and the connection stalls)
+	 */
+	mptcp_data_lock(sk);
 	__set_bit(MPTCP_FUSO_ROUND, &msk->cb_flags);
+	mptcp_data_unlock(sk);
 }
 
 /**
