@@ -2,7 +2,7 @@
 # Configure and build a test kernel (and the MPTCP kselftests).
 #
 #   build.sh kernel TARGET [--tree DIR] [--nofuso] [--debug|--kcsan] [--w1]
-#                          [--goal GOALS]
+#                          [--goal GOALS] [--objdir NAME]
 #   build.sh selftests [--tree DIR]
 #
 # TARGET is qemu (x86_64 microvm guest) or uml (User-Mode Linux).
@@ -15,7 +15,10 @@
 # TREE/.obj-TARGET-kcsan.  --w1 rebuilds net/mptcp with W=1 and fails on
 # any warning.  --goal builds these make goals instead of the image
 # (vmlinux: the kernel linked, no bzImage; net/mptcp/: those objects
-# compiled; the series check uses both).
+# compiled; the series check uses both).  --objdir builds in
+# TREE/.obj-NAME instead, whatever the variant: one directory that
+# switches between CONFIG_MPTCP_FUSO=y and =n rebuilds only what depends
+# on the option (the series check).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +30,7 @@ debug=
 kcsan=
 w1=
 goal=
+objdir=
 case "$cmd" in kernel) target=${1:-}; shift || true ;; esac
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -35,9 +39,12 @@ while [ $# -gt 0 ]; do
 	--debug) debug=1 ;;
 	--kcsan) kcsan=1 ;;
 	--w1) w1=1 ;;
-	--goal)
-		[ $# -ge 2 ] && [ -n "$2" ] || die "build.sh: --goal needs a value"
-		goal=$2
+	--goal | --objdir)
+		[ $# -ge 2 ] && [ -n "$2" ] || die "build.sh: $1 needs a value"
+		case "$1" in
+		--goal) goal=$2 ;;
+		--objdir) objdir=$2 ;;
+		esac
 		shift
 		;;
 	*) die "build.sh: unknown argument '$1'" ;;
@@ -46,6 +53,7 @@ while [ $# -gt 0 ]; do
 done
 
 obj_name() {
+	[ -z "$objdir" ] || { echo "$objdir"; return; }
 	local n=$target
 	[ -n "$debug" ] && n=$n-debug
 	[ -n "$kcsan" ] && n=$n-kcsan
@@ -101,21 +109,37 @@ configure() { # OBJ
 	local obj=$1 frags stamp args
 	frags=$(fragments)
 	# shellcheck disable=SC2086
-	stamp=$(cat $frags "$tree/net/mptcp/Kconfig" | sha256sum | cut -d' ' -f1)
+	stamp=$(cat $frags "$tree/net/mptcp/Kconfig" $(ls "$tree/net/mptcp/Kconfig.fuso" 2>/dev/null) |
+		sha256sum | cut -d' ' -f1)
 	if [ -f "$obj/.config" ] && [ "$(cat "$obj/.fuso-config-stamp" 2>/dev/null)" = "$stamp" ]; then
+		return 0
+	fi
+	# A config this directory had before (--objdir switches): put it
+	# back; Kbuild's syncconfig then marks only the options that changed.
+	if [ -f "$obj/.fuso-config-$stamp" ]; then
+		cp "$obj/.fuso-config-$stamp" "$obj/.config"
+		echo "$stamp" >"$obj/.fuso-config-stamp"
 		return 0
 	fi
 	args=$(kmake_args "$target")
 	log "configuring $target kernel in $obj (tinyconfig + $(echo "$frags" | xargs -n1 basename | tr '\n' ' '))"
-	mkdir -p "$obj"
+	# In a scratch directory: make tinyconfig in a built one makes Kbuild
+	# rebuild every object, where a new .config alone makes it rebuild
+	# those that read an option that changed.
+	local tmp=$obj.cfg
+	rm -rf "$tmp"
+	mkdir -p "$tmp" "$obj"
 	# shellcheck disable=SC2086
-	make -s -C "$tree" O="$obj" $args tinyconfig >/dev/null
+	make -s -C "$tree" O="$tmp" $args tinyconfig >/dev/null
 	# shellcheck disable=SC2086
-	"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags >/dev/null
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$tmp" "$tmp/.config" $frags >/dev/null
 	# shellcheck disable=SC2086
-	make -s -C "$tree" O="$obj" $args olddefconfig >/dev/null
+	make -s -C "$tree" O="$tmp" $args olddefconfig >/dev/null
 	# shellcheck disable=SC2086
-	check_config "$obj" $frags
+	check_config "$tmp" $frags
+	cp "$tmp/.config" "$obj/.config"
+	cp "$tmp/.config" "$obj/.fuso-config-$stamp"
+	rm -rf "$tmp"
 	echo "$stamp" >"$obj/.fuso-config-stamp"
 }
 

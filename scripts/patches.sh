@@ -9,7 +9,9 @@
 #                             files it introduces (patches/overlay) added,
 #                             and a cover letter; OUTDIR/net/: the base
 #                             fixes alone, as a series for net
-#   patches.sh verify DIR     apply OUTDIR=DIR to a fresh pristine tree with
+#   patches.sh verify DIR     (FUSO_SERIES_VARIANT=plain|debug: the kernel
+#                             config, FUSO_SERIES_FULL=1: link both ways at
+#                             every commit) apply DIR to a fresh pristine tree with
 #                             git am and build every commit that changes
 #                             the kernel, with FUSO=y and =n (before
 #                             CONFIG_MPTCP_FUSO exists, without it); what
@@ -142,79 +144,100 @@ kernel_changed() {
 }
 
 # Every commit must build.  What a commit can break decides what is built
-# for it (the full builds are incremental, each in its own object
-# directory, so a commit costs what it changes):
-# - a commit that touches only Documentation/ or tools/: nothing to build;
+# for it:
+# - a commit that touches only Documentation/ or tools/: nothing;
 # - before CONFIG_MPTCP_FUSO exists: the kernel, linked (vmlinux);
 # - after: with CONFIG_MPTCP_FUSO=y the kernel, linked, at every commit;
 #   with =n the kernel, linked, at the first commit that has the option
-#   and at the last that changes the kernel (bzImage: the image
+#   and at the last that changes the kernel (its bzImage is the image
 #   nofuso_check boots), and in between every object of net/mptcp/ and of
 #   the directories the commit changes, compiled (FUSO's code lives in
 #   net/mptcp/; what =n can break elsewhere is a missing stub, which the
 #   compile of its caller catches, or a missing definition, which the
 #   link at the last commit catches).
+# One object directory serves both values of the option, and the commits
+# are built from the last to the first: the first build is the whole
+# kernel of the final series, which build/src's qemu kernel then takes
+# from ccache but for the files the base fixes change, and every other
+# build is incremental (Kbuild rebuilds what a checkout changed, and on
+# a switch of CONFIG_MPTCP_FUSO the hundred objects that read it).
 # make test-full (FUSO_SERIES_FULL=1) links both at every commit.
 cmd_verify() { # DIR
-	local dir=${1:?verify needs a directory} c n i=0 first_fuso= last_kernel= obj_y obj_n dirs d t0
+	local dir=${1:?verify needs a directory} c n i first_fuso= last_kernel= dirs d t0
+	local -a commits
 	tree=$BUILD/series-check
 	dir=$(cd "$dir" && pwd)
 	"$TOP/scripts/base-tree.sh" pristine "$tree"
 	git_q -C "$tree" am -q $(ls "$dir"/*.patch | grep -v '/0000-cover-letter\.patch$') ||
 		die "the series in $dir does not apply to the pristine base tree with git am"
-	n=$(git -C "$tree" rev-list --count base..HEAD)
-	for c in $(git -C "$tree" rev-list --reverse base..HEAD); do
-		kernel_changed "$c" && last_kernel=$c
+	mapfile -t commits < <(git -C "$tree" rev-list --reverse base..HEAD)
+	n=${#commits[@]}
+	for i in "${!commits[@]}"; do
+		c=${commits[$i]}
+		kernel_changed "$c" || continue
+		last_kernel=$c
+		if [ -z "$first_fuso" ] && git -C "$tree" cat-file -e "$c:net/mptcp/Kconfig.fuso" 2>/dev/null; then
+			first_fuso=$c
+		fi
 	done
 	[ -n "$last_kernel" ] || die "no commit of the series changes the kernel"
-	obj_y=$(obj_dir "$tree" qemu)
-	obj_n=$(obj_dir "$tree" qemu-nofuso)
-	log "series applies to the pristine tree; building each of its $n commits"
-	for c in $(git -C "$tree" rev-list --reverse base..HEAD); do
-		i=$((i + 1))
+	log "series applies to the pristine tree; building its $n commits, the last first"
+	for ((i = n - 1; i >= 0; i--)); do
+		c=${commits[$i]}
 		t0=$(date +%s)
-		git_q -C "$tree" checkout -q --detach "$c"
-		log "[$i/$n] $(git -C "$tree" log -1 --format=%s "$c")"
+		log "[$((i + 1))/$n] $(git -C "$tree" log -1 --format=%s "$c")"
 		if ! kernel_changed "$c"; then
-			log "[$i/$n] only Documentation/ and tools/ change: no kernel build"
+			log "[$((i + 1))/$n] only Documentation/ and tools/ change: no kernel build"
 			continue
 		fi
+		git_q -C "$tree" checkout -q --detach "$c"
 		if [ ! -f "$tree/net/mptcp/Kconfig.fuso" ]; then
 			# a preparatory patch, before CONFIG_MPTCP_FUSO exists
-			"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso --goal vmlinux ||
-				die "commit $i/$n of the series does not build"
-			log "[$i/$n] no CONFIG_MPTCP_FUSO yet: built without it ($(($(date +%s) - t0)) s)"
+			kbuild --nofuso --goal vmlinux ||
+				die "commit $((i + 1))/$n of the series does not build"
+			log "[$((i + 1))/$n] no CONFIG_MPTCP_FUSO yet: built without it ($(($(date +%s) - t0)) s)"
 			continue
 		fi
-		if [ -z "$first_fuso" ]; then
-			first_fuso=$c
-			# Start =y from the =n objects: Kbuild rebuilds only what
-			# depends on CONFIG_MPTCP_FUSO or on this commit.
-			if [ -d "$obj_n" ] && [ ! -e "$obj_y" ]; then
-				cp -a "$obj_n" "$obj_y"
-			fi
-		fi
-		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --goal vmlinux ||
-			die "commit $i/$n of the series does not build"
+		kbuild --goal vmlinux ||
+			die "commit $((i + 1))/$n of the series does not build"
 		if [ "$c" = "$first_fuso" ] || [ "$c" = "$last_kernel" ] || [ "${FUSO_SERIES_FULL:-0}" = 1 ]; then
-			local goal=vmlinux
-			[ "$c" = "$last_kernel" ] && goal=bzImage
-			"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso --goal $goal ||
-				die "commit $i/$n of the series does not build with CONFIG_MPTCP_FUSO=n"
-			log "[$i/$n] built with CONFIG_MPTCP_FUSO=y and =n ($(($(date +%s) - t0)) s)"
+			if [ "$c" = "$last_kernel" ]; then
+				kbuild --nofuso --goal bzImage ||
+					die "commit $((i + 1))/$n of the series does not build with CONFIG_MPTCP_FUSO=n"
+				cp "$(obj_dir "$tree" "qemu-series-${FUSO_SERIES_VARIANT:-plain}")/arch/x86/boot/bzImage" \
+					"$tree/.fuso-bzImage-nofuso"
+			else
+				kbuild --nofuso --goal vmlinux ||
+					die "commit $((i + 1))/$n of the series does not build with CONFIG_MPTCP_FUSO=n"
+			fi
+			log "[$((i + 1))/$n] built with CONFIG_MPTCP_FUSO=y and =n ($(($(date +%s) - t0)) s)"
 			continue
 		fi
 		dirs="net/mptcp/"
-		for d in $(git -C "$tree" diff --name-only "$c^" "$c" | grep -E '\.[ch]$' | grep -vE '^(Documentation|tools|include)/' | xargs -r -n1 dirname | sort -u); do
+		for d in $(git -C "$tree" diff --name-only "$c^" "$c" | grep -E '\.[ch]$' |
+			grep -vE '^(Documentation|tools|include)/' | xargs -r -n1 dirname | sort -u); do
 			[ "$d/" = net/mptcp/ ] || dirs="$dirs $d/"
 		done
-		# shellcheck disable=SC2086 # a list of make goals
-		"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --nofuso --goal "$dirs" ||
-			die "commit $i/$n of the series does not compile with CONFIG_MPTCP_FUSO=n ($dirs)"
-		log "[$i/$n] built with CONFIG_MPTCP_FUSO=y, compiled $dirs with =n ($(($(date +%s) - t0)) s)"
+		kbuild --nofuso --goal "$dirs" ||
+			die "commit $((i + 1))/$n of the series does not compile with CONFIG_MPTCP_FUSO=n ($dirs)"
+		log "[$((i + 1))/$n] built with CONFIG_MPTCP_FUSO=y, compiled $dirs with =n ($(($(date +%s) - t0)) s)"
 	done
-	[ -f "$obj_n/arch/x86/boot/bzImage" ] || die "no CONFIG_MPTCP_FUSO=n image at the end of the series"
+	[ -f "$tree/.fuso-bzImage-nofuso" ] || die "no CONFIG_MPTCP_FUSO=n image of the series"
 	log "every commit of the series builds with CONFIG_MPTCP_FUSO=y; =n links at its first and last kernel commits and compiles in between"
+}
+
+# kbuild ARGS...: build.sh kernel qemu in the series check's one object
+# directory, on the plain test kernel's config or, with
+# FUSO_SERIES_VARIANT=debug, on the debug kernel's (make test: the kernel
+# it then boots, so that the suite compiles one x86 kernel, not two)
+kbuild() {
+	local v=()
+	case "${FUSO_SERIES_VARIANT:-plain}" in
+	plain) ;;
+	debug) v=(--debug) ;;
+	*) die "FUSO_SERIES_VARIANT: '${FUSO_SERIES_VARIANT}' is not plain or debug" ;;
+	esac
+	"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --objdir "qemu-series-${FUSO_SERIES_VARIANT:-plain}" "${v[@]}" "$@"
 }
 
 case "${1:-}" in
