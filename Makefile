@@ -82,11 +82,17 @@ bench: kernel-uml
 		$(if $(FLOWS),--flows $(FLOWS)) $(if $(REPS),--reps $(REPS)) $(if $(SEED),--seed $(SEED)) \
 		$(if $(JOBS),--jobs $(JOBS)) $(if $(OUT),--out $(OUT))
 
-## test          the whole suite: builds, VM runner, KUnit, kselftests, series, checks
+## test          the whole suite (CI runs it): the UML kernel and fuso.sh, the fault
+##               suite, KUnit, the quickstart and the benchmark's checks on it; the
+##               series check, make deb, W=1 and the docs; the debug kernel (KASAN,
+##               lockdep, kmemleak) with a part of fuso.sh and two fault cases.
+##               Prints an estimate first and each step's time at the end
 test:
 	$(S)/test.sh
 
-## test-full     everything: the suite, the debug kernel in full, upstream selftests with FUSO on
+## test-full     everything: the suite, the plain QEMU kernel, the debug and KCSAN
+##               kernels in full, the series linked both ways at every commit, the
+##               whole docs book, upstream selftests with FUSO on (hours)
 test-full:
 	$(S)/test.sh --full
 ## test-debug    the debug kernel (KASAN, lockdep, kmemleak...): fuso.sh and the whole fault suite
