@@ -21,6 +21,11 @@
 #   FUSO off, a server socket with MPTCP_FUSO=1 or 3 protects the tail
 #   (copies in MPTCP_INFO too), and with FUSO on, one with MPTCP_FUSO=0
 #   waits for a timer;
+# - the opt-in under net.mptcp.fuso_allowed: a user without CAP_NET_ADMIN
+#   (also root of a user namespace of its own) may turn on only the parts
+#   fuso_allowed or fuso allow, gets EPERM otherwise and keeps the mode,
+#   and its listener passes on the namespace's mode; root may choose any,
+#   and so may the user in a network namespace of its own;
 # - no loss at all: no data sequence number is copied twice (each
 #   segment at most once, also when the copies share the subflow);
 # - a victim that holds the end of one of the msk's data fragments and
@@ -134,6 +139,7 @@ test_sysctl_defaults()
 	check_value "${ns1}" fuso_beta 50 || rc=1
 	check_value "${ns1}" fuso_rules "${rules_default}" || rc=1
 	check_value "${ns1}" fuso_narrow_ms 1000 || rc=1
+	check_value "${ns1}" fuso_allowed 3 || rc=1
 	result "sysctl defaults" ${rc}
 }
 
@@ -171,6 +177,7 @@ test_sysctl_range()
 	fuso) check_value "${ns2}" "${name}" 0 || rc=1 ;;
 	fuso_rules) check_value "${ns2}" "${name}" "${rules_default}" || rc=1 ;;
 	fuso_narrow_ms) check_value "${ns2}" "${name}" 1000 || rc=1 ;;
+	fuso_allowed) check_value "${ns2}" "${name}" 3 || rc=1 ;;
 	*) check_value "${ns2}" "${name}" 50 || rc=1 ;;
 	esac
 	result "sysctl ${name} range" ${rc}
@@ -1851,6 +1858,60 @@ test_clean_path()
 	MPTCP_LIB_SUBTEST_FLAKY=0
 }
 
+# policy_case FUSO ALLOWED PRIVILEGED [PREFIX...]: ns1's net.mptcp.fuso
+# and fuso_allowed, then fuso_rr.py policy in ns1 under PREFIX (a user
+# and its namespaces), expecting a caller that is ns1's administrator or
+# not (PRIVILEGED)
+policy_case()
+{
+	local f=${1} a=${2} p=${3}
+
+	shift 3
+	fuso_sysctl_write "${ns1}" fuso "${f}" >/dev/null
+	fuso_sysctl_write "${ns1}" fuso_allowed "${a}" >/dev/null
+	port=$((port + 1))
+	ip netns exec "${ns1}" "$@" python3 ./fuso_rr.py policy -p "${port}" \
+		--expect "${f}" --allowed "${a}" --privileged "${p}"
+}
+
+# MPTCP_FUSO under the namespace's policy (net.mptcp.fuso_allowed): root
+# may choose any mode; a user without CAP_NET_ADMIN only the parts that
+# fuso_allowed or fuso turn on, and off; so may root of a user namespace
+# of its own, in ns1; in a network namespace of its own it may choose any.
+test_sockopt_policy()
+{
+	local name="MPTCP_FUSO under net.mptcp.fuso_allowed"
+	local rc=0 out=${tmpdir}/policy.out
+	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+
+	mptcp_lib_print_title "${name}"
+	{
+		policy_case 0 0 1 || rc=1
+		policy_case 0 0 0 "${nobody[@]}" || rc=1
+		policy_case 1 0 0 "${nobody[@]}" || rc=1
+		policy_case 0 2 0 "${nobody[@]}" || rc=1
+		policy_case 0 3 0 "${nobody[@]}" || rc=1
+		policy_case 0 0 0 "${nobody[@]}" unshare --user --map-root-user || rc=1
+		port=$((port + 1))
+		ip netns exec "${ns1}" "${nobody[@]}" unshare --user --map-root-user \
+			--net sh -c "ip link set lo up &&
+				echo 0 > /proc/sys/net/mptcp/fuso_allowed &&
+				python3 ./fuso_rr.py policy -p ${port} --expect 0 \
+					--allowed 0 --privileged 1" || rc=1
+	} > "${out}" 2>&1
+	fuso_sysctl_write "${ns1}" fuso 0 >/dev/null
+	fuso_sysctl_write "${ns1}" fuso_allowed 3 >/dev/null
+	if [ ${rc} != 0 ] || grep -q '^FAIL' "${out}" ||
+	   [ "$(grep -c '^ok' "${out}")" != 49 ]; then
+		mptcp_lib_pr_fail "$(grep -v '^ok' "${out}")"
+		mptcp_lib_pr_fail "$(grep -c '^ok' "${out}") of 49 checks passed"
+		rc=1
+	elif [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
+		sed 's/^/        /' "${out}"
+	fi
+	result "${name}" ${rc}
+}
+
 # $1: expected "zero" or "any"
 # The MPTCP_FUSO socket option, on loopback in ns1: see fuso_rr.py
 # sockopt.  $1: the namespace's mode
@@ -1926,11 +1987,14 @@ if part_ok knobs; then
 	test_sysctl_range fuso_beta 100
 	test_sysctl_range fuso_rules 255
 	test_sysctl_range fuso_narrow_ms 60000
+	test_sysctl_range fuso_allowed 3
 	fuso_sysctl_write "${ns1}" fuso_alpha 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_beta 50 >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_rules "${rules_default}" >/dev/null
 	fuso_sysctl_write "${ns1}" fuso_narrow_ms 1000 >/dev/null
+	fuso_sysctl_write "${ns1}" fuso_allowed 3 >/dev/null
 	test_counters_exist
+	test_sockopt_policy
 fi
 
 if part_ok 0; then

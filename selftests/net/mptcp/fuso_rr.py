@@ -51,6 +51,17 @@
 #       the namespace's; MPTCP_INFO reports the mode in force.  Prints
 #       "ok ..." or "FAIL ..." per check.
 #
+#   fuso_rr.py policy [-6] -p PORT --expect MODE --allowed MASK --privileged 0|1
+#       Check MPTCP_FUSO under the namespace's policy (net.mptcp.fuso=MODE,
+#       net.mptcp.fuso_allowed=MASK), as a caller with CAP_NET_ADMIN in
+#       the namespace's user namespace (--privileged 1) or without: each
+#       mode 0..3 is taken (and reads back) when the caller is privileged
+#       or the mode turns on no part outside MASK | MODE, else it fails
+#       with EPERM and the socket keeps MODE; values outside 0..3 fail
+#       with EINVAL either way; a listener whose choice was refused
+#       passes the namespace's mode to its connections, one whose choice
+#       was taken passes that.
+#
 # A request is: 4 bytes response size, 4 bytes exchange number, padding.
 # Response byte i of exchange k is (k * 131 + i) & 0xff.
 # Exit status: 0 all responses intact, 1 a response was wrong or short,
@@ -291,24 +302,48 @@ def client(args):
     return 0
 
 
+class Checks:
+    """Prints "ok WHAT" or "FAIL WHAT" per check and counts the failures."""
+
+    def __init__(self):
+        self.fails = 0
+
+    def __call__(self, ok, what):
+        print(f"{'ok' if ok else 'FAIL'} {what}", flush=True)
+        self.fails += not ok
+
+
+def err(fn):
+    """The errno of fn(), 0 if it succeeds."""
+    try:
+        fn()
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+def through_listener(args, lmode):
+    """A loopback connection accepted by a listener on which MPTCP_FUSO
+    was set to LMODE (None: not set): (the errno of that setsockopt, the
+    accepted socket, the connecting one, the listener)."""
+    fam = family(args)
+    ls = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    e = 0 if lmode is None else err(lambda: set_fuso(ls, lmode))
+    ls.bind(("::1" if args.ipv6 else "127.0.0.1", args.port))
+    ls.listen(4)
+    cs = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
+    cs.settimeout(10)
+    cs.connect(ls.getsockname()[:2])
+    a, _ = ls.accept()
+    return e, a, cs, ls
+
+
 def sockopt(args):
     """The MPTCP_FUSO API, on loopback."""
-    fails = 0
-
-    def check(ok, what):
-        nonlocal fails
-        print(f"{'ok' if ok else 'FAIL'} {what}", flush=True)
-        fails += not ok
-
-    def err(fn):
-        try:
-            fn()
-        except OSError as e:
-            return e.errno
-        return 0
+    check = Checks()
 
     fam = family(args)
-    lo = "::1" if args.ipv6 else "127.0.0.1"
     s = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
     check(get_fuso(s) == args.expect,
           f"a new socket reports the namespace's mode {args.expect}"
@@ -329,18 +364,9 @@ def sockopt(args):
     # listeners: with a value, and without one
     other = 3 if args.expect != 3 else 1
     for lmode in (other, None):
-        ls = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
-        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if lmode is not None:
-            set_fuso(ls, lmode)
-        ls.bind((lo, args.port))
-        ls.listen(4)
-        cs = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
-        cs.settimeout(10)
-        cs.connect((lo, args.port))
-        a, _ = ls.accept()
+        e, a, cs, ls = through_listener(args, lmode)
         want = args.expect if lmode is None else lmode
-        check(get_fuso(a) == want,
+        check(e == 0 and get_fuso(a) == want,
               f"a connection accepted by a listener with "
               f"{'no MPTCP_FUSO' if lmode is None else f'MPTCP_FUSO={lmode}'}"
               f" has mode {want} (got {get_fuso(a)})")
@@ -352,12 +378,52 @@ def sockopt(args):
               f" (got {get_fuso(cs)})")
         for x in (a, cs, ls):
             x.close()
-    return 1 if fails else 0
+    return 1 if check.fails else 0
+
+
+def policy(args):
+    """MPTCP_FUSO under net.mptcp.fuso_allowed, on loopback."""
+    check = Checks()
+
+    def try_set(s, v):
+        return err(lambda: set_fuso(s, v))
+
+    def may(v):
+        return args.privileged or not v & ~(args.allowed | args.expect)
+
+    fam = family(args)
+    who = "privileged" if args.privileged else "unprivileged"
+    for v in range(4):
+        s = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
+        e = try_set(s, v)
+        want_e, want_m = (0, v) if may(v) else (errno.EPERM, args.expect)
+        check(e == want_e and get_fuso(s) == want_m,
+              f"{who}, fuso={args.expect}, fuso_allowed={args.allowed}:"
+              f" MPTCP_FUSO={v} gives errno {want_e}, mode {want_m}"
+              f" (got errno {e}, mode {get_fuso(s)})")
+        s.close()
+    for v in (-1, 4):
+        s = socket.socket(fam, socket.SOCK_STREAM, IPPROTO_MPTCP)
+        e = try_set(s, v)
+        check(e == errno.EINVAL and get_fuso(s) == args.expect,
+              f"{who}: MPTCP_FUSO={v}: EINVAL, mode unchanged"
+              f" (errno {e}, mode {get_fuso(s)})")
+        s.close()
+    # a listener asks for every part
+    e, a, cs, ls = through_listener(args, 3)
+    want = 3 if may(3) else args.expect
+    check(e == (0 if may(3) else errno.EPERM) and get_fuso(a) == want,
+          f"{who}: a listener's MPTCP_FUSO=3 gives errno"
+          f" {0 if may(3) else errno.EPERM}, its connection mode {want}"
+          f" (got errno {e}, mode {get_fuso(a)})")
+    for x in (a, cs, ls):
+        x.close()
+    return 1 if check.fails else 0
 
 
 def main():
     p = argparse.ArgumentParser(description="MPTCP request/response for fuso.sh")
-    p.add_argument("mode", choices=("server", "client", "sockopt"))
+    p.add_argument("mode", choices=("server", "client", "sockopt", "policy"))
     p.add_argument("-6", dest="ipv6", action="store_true")
     p.add_argument("-p", dest="port", type=int, required=True)
     p.add_argument("-a", dest="addr")
@@ -376,6 +442,8 @@ def main():
     p.add_argument("--fuso", type=int)
     p.add_argument("--info")
     p.add_argument("--expect", type=int)
+    p.add_argument("--allowed", type=int)
+    p.add_argument("--privileged", type=int, choices=(0, 1))
     args = p.parse_args()
     try:
         if args.mode == "server":
@@ -384,6 +452,10 @@ def main():
             if args.expect is None:
                 p.error("sockopt needs --expect MODE")
             return sockopt(args)
+        if args.mode == "policy":
+            if args.expect is None or args.allowed is None or args.privileged is None:
+                p.error("policy needs --expect MODE --allowed MASK --privileged 0|1")
+            return policy(args)
         if not args.addr:
             p.error("client needs -a ADDR")
         if not math.isfinite(args.gap) or args.gap < 0:
