@@ -105,7 +105,7 @@ test-kcsan:
 
 ## kunit         only the KUnit suites (UML and QEMU)
 kunit:
-	$(S)/test.sh deps build kunit
+	$(S)/test.sh deps build-uml build-qemu kunit-uml kunit-qemu
 
 ## series        write the git am-able series (new files included) to build/series
 series:
