@@ -103,7 +103,10 @@
  *    data*: a new subflow sequence number, under its cwnd, retransmitted
  *    by its own TCP if lost, not counted in ``total_retrans`` nor in
  *    ``MPTcpExtMPTCPRetrans``.  It is marked (``mptcp_ext.fuso``) so that
- *    it is never protected itself.
+ *    it is never protected itself; so is data the MPTCP level sends again
+ *    (``__mptcp_retrans()``, or a closed subflow's data pushed onto
+ *    another: anything below ``snd_nxt``), which would otherwise be
+ *    copied as an original, a third transmission of the same DSN.
  *
  * Protect once: each subflow keeps a watermark (``fuso_prot_seq``) in its
  * own sequence space; bytes below it were protected (or needed no
@@ -995,14 +998,20 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 {
 	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
 	u64 msk_una = READ_ONCE(msk->snd_una);
-	u64 hole = READ_ONCE(msk->fuso_hole_dsn);
 	struct tcp_sock *tp = tcp_sk(ssk);
 	u8 rules = msk->fuso_rules;
 	u32 prot, rprot, ts = 0, te = 0, hs;
 	bool walk = true, tail = false;
 	struct sk_buff *skb;
 	int n = 0;
+	u64 hole;
 
+	/* the ACK path writes it under the data lock: a lockless read of a
+	 * u64 can tear on 32-bit
+	 */
+	mptcp_data_lock((struct sock *)msk);
+	hole = msk->fuso_hole_dsn;
+	mptcp_data_unlock((struct sock *)msk);
 	if (!mptcp_fuso_hole_valid(hole, msk_una, READ_ONCE(msk->snd_nxt)))
 		hole = msk_una;
 
@@ -1312,10 +1321,13 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 			 */
 			WRITE_ONCE(msk->fuso_wait_ev, pending);
 			/* a tail waiting for a carrier: another subflow's ACK
-			 * may free one (__mptcp_fuso_ack_event())
+			 * may free one (__mptcp_fuso_ack_event(), which reads
+			 * this u64 under the data lock: no torn value on 32-bit)
 			 */
-			WRITE_ONCE(msk->fuso_idle_snd_nxt,
-				   carrier ? msk->snd_nxt - 1 : msk->snd_nxt);
+			mptcp_data_lock(sk);
+			msk->fuso_idle_snd_nxt = carrier ? msk->snd_nxt - 1 :
+							   msk->snd_nxt;
+			mptcp_data_unlock(sk);
 			MPTCP_INC_STATS(net, MPTCP_MIB_FUSOALLPROTECTED);
 			break;
 		}
@@ -1483,6 +1495,7 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 
 	if (!(READ_ONCE(msk->fuso_mode) & MPTCP_FUSO_TX))
 		return;
+	lockdep_assert_held(&sk->sk_lock.slock);
 
 	/* a new retransmission may want a copy (MPTCP_FUSO_RULE_PROTECT_RTX) */
 	rtx = tp->total_retrans != subflow->fuso_rtx_seen;
@@ -1545,7 +1558,7 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 	if (!mptcp_fuso_may_run(msk))
 		return;
 	nxt = READ_ONCE(msk->snd_nxt);
-	quiet = READ_ONCE(msk->fuso_idle_snd_nxt);
+	quiet = msk->fuso_idle_snd_nxt;
 	if (!hole && !(ev && READ_ONCE(msk->fuso_wait_ev)) &&
 	    (nxt == quiet ||
 	     (nxt - 1 == quiet && !rtx && mptcp_fuso_tail_waits(subflow, tp))))
