@@ -9,8 +9,8 @@
 #                             files it introduces (patches/overlay) added,
 #                             and a cover letter; OUTDIR/net/: the base
 #                             fixes alone, as a series for net
-#   patches.sh verify DIR     (FUSO_SERIES_VARIANT=plain|debug: the kernel
-#                             config, FUSO_SERIES_FULL=1: link both ways at
+#   patches.sh verify DIR     (FUSO_SERIES_VARIANT=plain|debug|uml: the
+#                             kernel config, FUSO_SERIES_FULL=1: link both ways at
 #                             every commit) apply DIR to a fresh pristine tree with
 #                             git am and build every commit that changes
 #                             the kernel, with FUSO=y and =n (before
@@ -143,28 +143,43 @@ kernel_changed() {
 	git -C "$tree" diff --name-only "$1^" "$1" | grep -qvE '^(Documentation|tools)/'
 }
 
+# c_only_dirs COMMIT: the directories of the .c files COMMIT changes, if
+# those are all it changes in the kernel (no header, Kconfig or Makefile)
+c_only_dirs() {
+	local f
+	f=$(git -C "$tree" diff --name-only "$1^" "$1" | grep -vE '^(Documentation|tools)/')
+	echo "$f" | grep -qvE '\.c$' && return 0
+	echo "$f" | xargs -r -n1 dirname | sort -u | sed 's,$,/,' | tr '\n' ' ' | sed 's/ $//'
+}
+
 # Every commit must build.  What a commit can break decides what is built
 # for it:
 # - a commit that touches only Documentation/ or tools/: nothing;
-# - before CONFIG_MPTCP_FUSO exists: the kernel, linked (vmlinux);
+# - before CONFIG_MPTCP_FUSO exists (the base fixes): the objects of the
+#   directories whose .c files it changes, compiled, when that is all it
+#   changes (upstream's build-bisect practice: a header it does not touch
+#   cannot break another directory, and the link of the first FUSO
+#   commit, which holds its change, catches a missing definition); else
+#   the kernel, linked (vmlinux).  Compiling net/mptcp/ alone also spares
+#   the rebuild of everything that reads include/net/mptcp.h, which the
+#   first FUSO commit changes;
 # - after: with CONFIG_MPTCP_FUSO=y the kernel, linked, at every commit;
 #   with =n the kernel, linked, at the first commit that has the option
-#   and at the last that changes the kernel (its bzImage is the image
-#   nofuso_check boots), and in between every object of net/mptcp/ and of
-#   the directories the commit changes, compiled (FUSO's code lives in
-#   net/mptcp/; what =n can break elsewhere is a missing stub, which the
-#   compile of its caller catches, or a missing definition, which the
-#   link at the last commit catches).
+#   and at the last that changes the kernel (its image is the one
+#   nofuso_check boots).  A commit in between that breaks =n and a later
+#   one that repairs it go unnoticed here: each =n build in between costs
+#   two switches of the option (Documentation/testing.md).
+# make test-full (FUSO_SERIES_FULL=1) links every commit, both ways.
 # One object directory serves both values of the option, and the commits
 # are built from the last to the first: the first build is the whole
-# kernel of the final series, which build/src's qemu kernel then takes
-# from ccache but for the files the base fixes change, and every other
+# kernel of the final series, which make test's (uml) takes from the
+# ccache that build-uml filled, and every other
 # build is incremental (Kbuild rebuilds what a checkout changed, and on
 # a switch of CONFIG_MPTCP_FUSO the hundred objects that read it).
-# make test-full (FUSO_SERIES_FULL=1) links both at every commit.
 cmd_verify() { # DIR
 	local dir=${1:?verify needs a directory} c n i first_fuso= last_kernel= dirs d t0
 	local -a commits
+	series_target >/dev/null # a bad FUSO_SERIES_VARIANT stops here, not in a \$(...)
 	tree=$BUILD/series-check
 	dir=$(cd "$dir" && pwd)
 	"$TOP/scripts/base-tree.sh" pristine "$tree"
@@ -193,6 +208,13 @@ cmd_verify() { # DIR
 		git_q -C "$tree" checkout -q --detach "$c"
 		if [ ! -f "$tree/net/mptcp/Kconfig.fuso" ]; then
 			# a preparatory patch, before CONFIG_MPTCP_FUSO exists
+			dirs=$(c_only_dirs "$c")
+			if [ -n "$dirs" ] && [ "${FUSO_SERIES_FULL:-0}" != 1 ]; then
+				kbuild --nofuso --goal "$dirs" ||
+					die "commit $((i + 1))/$n of the series does not compile ($dirs)"
+				log "[$((i + 1))/$n] no CONFIG_MPTCP_FUSO yet, only .c files change: compiled $dirs ($(($(date +%s) - t0)) s)"
+				continue
+			fi
 			kbuild --nofuso --goal vmlinux ||
 				die "commit $((i + 1))/$n of the series does not build"
 			log "[$((i + 1))/$n] no CONFIG_MPTCP_FUSO yet: built without it ($(($(date +%s) - t0)) s)"
@@ -202,10 +224,11 @@ cmd_verify() { # DIR
 			die "commit $((i + 1))/$n of the series does not build"
 		if [ "$c" = "$first_fuso" ] || [ "$c" = "$last_kernel" ] || [ "${FUSO_SERIES_FULL:-0}" = 1 ]; then
 			if [ "$c" = "$last_kernel" ]; then
-				kbuild --nofuso --goal bzImage ||
+				kbuild --nofuso --goal "$(series_image)" ||
 					die "commit $((i + 1))/$n of the series does not build with CONFIG_MPTCP_FUSO=n"
-				cp "$(obj_dir "$tree" "qemu-series-${FUSO_SERIES_VARIANT:-plain}")/arch/x86/boot/bzImage" \
-					"$tree/.fuso-bzImage-nofuso"
+				rm -f "$tree"/.fuso-*-nofuso
+				cp "$(obj_dir "$tree" "$(series_obj)")/$(series_image_path)" \
+					"$tree/.fuso-$(series_target)-nofuso"
 			else
 				kbuild --nofuso --goal vmlinux ||
 					die "commit $((i + 1))/$n of the series does not build with CONFIG_MPTCP_FUSO=n"
@@ -213,31 +236,54 @@ cmd_verify() { # DIR
 			log "[$((i + 1))/$n] built with CONFIG_MPTCP_FUSO=y and =n ($(($(date +%s) - t0)) s)"
 			continue
 		fi
-		dirs="net/mptcp/"
-		for d in $(git -C "$tree" diff --name-only "$c^" "$c" | grep -E '\.[ch]$' |
-			grep -vE '^(Documentation|tools|include)/' | xargs -r -n1 dirname | sort -u); do
-			[ "$d/" = net/mptcp/ ] || dirs="$dirs $d/"
-		done
-		kbuild --nofuso --goal "$dirs" ||
-			die "commit $((i + 1))/$n of the series does not compile with CONFIG_MPTCP_FUSO=n ($dirs)"
-		log "[$((i + 1))/$n] built with CONFIG_MPTCP_FUSO=y, compiled $dirs with =n ($(($(date +%s) - t0)) s)"
+		log "[$((i + 1))/$n] built with CONFIG_MPTCP_FUSO=y ($(($(date +%s) - t0)) s)"
 	done
-	[ -f "$tree/.fuso-bzImage-nofuso" ] || die "no CONFIG_MPTCP_FUSO=n image of the series"
-	log "every commit of the series builds with CONFIG_MPTCP_FUSO=y; =n links at its first and last kernel commits and compiles in between"
+	[ -f "$tree/.fuso-$(series_target)-nofuso" ] || die "no CONFIG_MPTCP_FUSO=n image of the series"
+	if [ "${FUSO_SERIES_FULL:-0}" = 1 ]; then
+		log "every commit of the series builds with CONFIG_MPTCP_FUSO=y and =n"
+	else
+		log "every commit of the series builds with CONFIG_MPTCP_FUSO=y, and with =n its first and last kernel commits"
+	fi
 }
 
-# kbuild ARGS...: build.sh kernel qemu in the series check's one object
-# directory, on the plain test kernel's config or, with
-# FUSO_SERIES_VARIANT=debug, on the debug kernel's (make test: the kernel
-# it then boots, so that the suite compiles one x86 kernel, not two)
+# The series check's kernel: the plain QEMU test kernel's config, the
+# debug kernel's (FUSO_SERIES_VARIANT=debug), or the UML test kernel's
+# (uml, what make test uses: the UML kernel is the one the suite builds
+# first and the cheapest to rebuild when a commit changes a header that
+# half of net/ reads, and the x86 debug kernel still compiles the final
+# series).  One object directory per variant.
+series_target() {
+	case "${FUSO_SERIES_VARIANT:-plain}" in
+	plain | debug) echo qemu ;;
+	uml) echo uml ;;
+	*) die "FUSO_SERIES_VARIANT: '${FUSO_SERIES_VARIANT}' is not plain, debug or uml" ;;
+	esac
+}
+series_obj() {
+	case "${FUSO_SERIES_VARIANT:-plain}" in
+	uml) echo uml-series ;;
+	*) echo "qemu-series-${FUSO_SERIES_VARIANT:-plain}" ;;
+	esac
+}
+# the bootable image: its make goal, and its path in the object directory
+series_image() {
+	case "$(series_target)" in
+	qemu) echo bzImage ;;
+	uml) echo linux ;;
+	esac
+}
+series_image_path() {
+	case "$(series_target)" in
+	qemu) echo arch/x86/boot/bzImage ;;
+	uml) echo linux ;;
+	esac
+}
+
+# kbuild ARGS...: build.sh kernel in the series check's object directory
 kbuild() {
 	local v=()
-	case "${FUSO_SERIES_VARIANT:-plain}" in
-	plain) ;;
-	debug) v=(--debug) ;;
-	*) die "FUSO_SERIES_VARIANT: '${FUSO_SERIES_VARIANT}' is not plain or debug" ;;
-	esac
-	"$TOP/scripts/build.sh" kernel qemu --tree "$tree" --objdir "qemu-series-${FUSO_SERIES_VARIANT:-plain}" "${v[@]}" "$@"
+	[ "${FUSO_SERIES_VARIANT:-plain}" != debug ] || v=(--debug)
+	"$TOP/scripts/build.sh" kernel "$(series_target)" --tree "$tree" --objdir "$(series_obj)" "${v[@]}" "$@"
 }
 
 case "${1:-}" in

@@ -9,9 +9,11 @@
 # the kselftests are built, the UML steps (one core: UML runs a guest on
 # one host thread, in virtual time, so the host's load does not change
 # their results) run in a second lane beside the x86 lane.  make test
-# compiles one x86 kernel, the debug one (KASAN, lockdep, kmemleak): the
-# series check builds on its config, and the runner, KUnit, W=1 and make
-# deb use it.  The steps that run in real time under QEMU with time bounds
+# compiles one x86 kernel, the debug one (KASAN, lockdep, kmemleak), which
+# the runner, KUnit, W=1 and make deb use; the series check builds on the
+# UML kernel's config, whose final kernel build-uml left in ccache and
+# whose objects cost a third of the debug config's to rebuild when a
+# commit changes include/net/mptcp.h.  The steps that run in real time under QEMU with time bounds
 # (the debug kernel's tests; with --full also the KCSAN kernel's and the
 # upstream selftests) run last, alone on the machine.  A cold make test
 # is meant to fit 45 minutes on 2 cores (it took 55: Documentation/
@@ -73,23 +75,21 @@ vm_args() {
 # The runner returns the guest command's status, sees the host root
 # read-only and has a writable /tmp.
 vm_selftest() { # TARGET
-	local rc out
-	out=$("$TOP/scripts/vm" $(vm_args "$1") -- sh -c 'touch /tmp/w && ! touch /fuso-ro-probe 2>/dev/null && echo guest-$(uname -r) && exit 7')
-	rc=$?
-	echo "$out"
-	[ $rc = 7 ] || { echo "expected exit status 7 from the guest, got $rc"; return 1; }
-	echo "$out" | grep -q '^guest-6\.12' || { echo "guest did not run the command"; return 1; }
-	"$TOP/scripts/vm" $(vm_args "$1") -- true || { echo "'true' did not exit 0"; return 1; }
-	# A command and working directory under the host's /tmp stay
-	# visible although the guest gets a fresh /tmp.
-	local d
+	local rc out d
+	# One boot (a debug kernel's boot under TCG costs half a minute): a
+	# command and working directory under the host's /tmp stay visible
+	# although the guest gets a fresh, writable /tmp; the root is
+	# read-only; the guest's exit status comes back.  Exit status 0
+	# comes back from every step that boots a kernel and passes.
 	d=$(mktemp -d /tmp/fuso-vm-test.XXXXXX)
-	printf '#!/bin/sh\ntest "$(pwd)" = "%s" && touch /tmp/new && exit 5\n' "$d" >"$d/cmd.sh"
+	printf '#!/bin/sh\ntest "$(pwd)" = "%s" || exit 1\ntouch /tmp/w || exit 2\n! touch /fuso-ro-probe 2>/dev/null || exit 3\necho guest-$(uname -r)\nexit 7\n' "$d" >"$d/cmd.sh"
 	chmod +x "$d/cmd.sh"
-	(cd "$d" && "$TOP/scripts/vm" $(vm_args "$1") -- ./cmd.sh)
+	out=$(cd "$d" && "$TOP/scripts/vm" $(vm_args "$1") -- ./cmd.sh)
 	rc=$?
 	rm -rf "$d"
-	[ $rc = 5 ] || { echo "command in host /tmp: expected exit status 5, got $rc"; return 1; }
+	echo "$out"
+	[ $rc = 7 ] || { echo "expected exit status 7 from the guest, got $rc (1: not in the host's /tmp directory, 2: /tmp not writable, 3: root writable)"; return 1; }
+	echo "$out" | grep -q '^guest-6\.12' || { echo "guest did not run the command"; return 1; }
 	echo "exit status, read-only root, writable /tmp, host /tmp paths: ok"
 }
 
@@ -253,9 +253,14 @@ series_check() {
 # MPTCP still there, and fuso.sh cannot pass on it (skip, or fail when all
 # features are expected).
 nofuso_check() {
-	local img=$BUILD/series-check/.fuso-bzImage-nofuso
-	[ -f "$img" ] || { echo "no FUSO=n image at $img (run the series step)"; return 1; }
-	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" --qemu --kernel "$img" -- bash -c '
+	local img t
+	# the series check's last image: UML (make test) or QEMU (test-full)
+	for t in uml qemu; do
+		img=$BUILD/series-check/.fuso-$t-nofuso
+		[ -f "$img" ] && break
+	done
+	[ -f "$img" ] || { echo "no FUSO=n image in $BUILD/series-check (run the series step)"; return 1; }
+	(cd "$KST/net/mptcp" && "$TOP/scripts/vm" --$t --kernel "$img" -- bash -c '
 		set -x
 		test -e /proc/sys/net/mptcp/enabled || exit 1
 		test ! -e /proc/sys/net/mptcp/fuso || exit 1
@@ -395,15 +400,25 @@ run() {
 				FUSO_FAULTS_CASES="$FAULTS_KCSAN"
 		fi
 		;;
-	# make test builds the series on the debug kernel's config, whose
-	# final kernel build-debug then takes from ccache; make test-full
-	# builds it on the plain one and links both ways at every commit
+	# make test builds the series on the UML kernel's config (its final
+	# kernel comes from ccache after build-uml, and a commit that changes
+	# include/net/mptcp.h rebuilds a third of what it costs on an x86
+	# config); make test-full builds it on the plain QEMU kernel's config
+	# and links both ways at every commit
 	series)
 		if [ -n "$full" ]; then
 			FUSO_SERIES_FULL=1 FUSO_SERIES_VARIANT=plain step series series_check
 		else
-			FUSO_SERIES_VARIANT=debug step series series_check
-		fi && step nofuso-qemu nofuso_check
+			FUSO_SERIES_VARIANT=uml step series series_check
+		fi
+		;;
+	# the series' CONFIG_MPTCP_FUSO=n image, with the kselftests
+	nofuso)
+		if grep -q '^ok series ' "$RESULTS" && grep -q '^ok build-selftests ' "$RESULTS"; then
+			step nofuso nofuso_check
+		elif [ "$mode" = steps ]; then
+			step nofuso nofuso_check
+		fi
 		;;
 	w1) step w1-net-mptcp "$TOP/scripts/build.sh" kernel qemu --w1 ;;
 	w1-debug) step w1-net-mptcp "$TOP/scripts/build.sh" kernel qemu --debug --w1 ;;
@@ -474,22 +489,22 @@ case "$mode" in
 suite)
 	estimate
 	# nothing else can run without these (their failure exits)
-	lane "" deps scripts build-uml build-selftests
-	# the UML lane: one core, virtual time
-	lane uml vm-uml quickstart kunit-uml fuso faults bench &
+	lane "" deps scripts build-uml
+	# the UML lane: one core, virtual time (the kselftests first: a
+	# small build that the x86 lane needs only at its end, for nofuso)
+	lane uml build-selftests vm-uml quickstart kunit-uml fuso faults bench &
 	uml_lane=$!
 	if [ -n "$full" ]; then
 		# the x86 lane: the series check first (it compiles the
 		# kernel that build-qemu then takes from ccache)
-		lane x86 series build-qemu vm-qemu kunit-qemu w1 deb docs build-debug build-kcsan
+		lane x86 series build-qemu vm-qemu kunit-qemu w1 deb docs build-debug build-kcsan nofuso
 		wait $uml_lane
 		# real time under QEMU, alone
 		lane "" fuso-qemu debug kcsan upstream
 	else
-		# the x86 lane on one x86 kernel, the debug kernel: the
-		# series check first (on its config: it compiles the kernel
-		# that build-debug then takes from ccache), then the rest
-		lane x86 series build-debug vm-debug kunit-debug w1-debug deb-debug docs
+		# the x86 lane: the series check (on the UML kernel's
+		# config), then the one x86 kernel, the debug kernel
+		lane x86 series build-debug vm-debug kunit-debug w1-debug deb-debug docs nofuso
 		wait $uml_lane
 		# real time under QEMU, alone
 		lane "" debug
