@@ -12,7 +12,8 @@
 #   patches.sh verify DIR     (FUSO_SERIES_VARIANT=plain|debug|uml: the
 #                             kernel config, FUSO_SERIES_FULL=1: link both ways at
 #                             every commit) apply DIR to a fresh pristine tree with
-#                             git am and build every commit that changes
+#                             git am, then on top of scripts/base-fixes,
+#                             and build every commit that changes
 #                             the kernel, with FUSO=y and =n (before
 #                             CONFIG_MPTCP_FUSO exists, without it); what
 #                             each commit builds: above cmd_verify
@@ -177,7 +178,7 @@ c_only_dirs() {
 # build is incremental (Kbuild rebuilds what a checkout changed, and on
 # a switch of CONFIG_MPTCP_FUSO the hundred objects that read it).
 cmd_verify() { # DIR
-	local dir=${1:?verify needs a directory} c n i first_fuso= last_kernel= dirs d t0
+	local dir=${1:?verify needs a directory} c n i first_fuso= last_kernel= dirs t0 p start
 	local -a commits
 	series_target >/dev/null # a bad FUSO_SERIES_VARIANT stops here, not in a \$(...)
 	tree=$BUILD/series-check
@@ -185,7 +186,19 @@ cmd_verify() { # DIR
 	"$TOP/scripts/base-tree.sh" pristine "$tree"
 	git_q -C "$tree" am -q $(ls "$dir"/*.patch | grep -v '/0000-cover-letter\.patch$') ||
 		die "the series in $dir does not apply to the pristine base tree with git am"
-	mapfile -t commits < <(git -C "$tree" rev-list --reverse base..HEAD)
+	# Built on the tree the tests run: the base plus scripts/base-fixes
+	# (the test setup's: UML's XSTATE room and tick, its RNG, a TSQ fix),
+	# so that the last commit is build/src's kernel, which ccache holds
+	# (one of them changes a header every UML object reads).
+	git_q -C "$tree" checkout -q --detach base
+	for p in "$TOP"/scripts/base-fixes/*.patch; do
+		[ -f "$p" ] || continue
+		git_q -C "$tree" am -q "$p" || die "base fix $(basename "$p") does not apply"
+	done
+	start=$(git -C "$tree" rev-parse HEAD)
+	git_q -C "$tree" am -q $(ls "$dir"/*.patch | grep -v '/0000-cover-letter\.patch$') ||
+		die "the series in $dir does not apply on top of scripts/base-fixes with git am"
+	mapfile -t commits < <(git -C "$tree" rev-list --reverse "$start..HEAD")
 	n=${#commits[@]}
 	for i in "${!commits[@]}"; do
 		c=${commits[$i]}
