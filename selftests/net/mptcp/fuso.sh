@@ -16,8 +16,11 @@
 #   write, by clearing TCP_CORK, or followed by a write failing with
 #   EPIPE: none of them may leave the data in flight unprotected;
 # - the per-connection opt-in, setsockopt(SOL_MPTCP, MPTCP_FUSO): bad
-#   values are rejected with EINVAL and change nothing, a listener's value
-#   goes to its connections, MPTCP_INFO reports it; in a namespace with
+#   values are rejected with EINVAL and change nothing, on listeners,
+#   fallen-back and closed sockets too, a listener's value goes to its
+#   connections, MPTCP_INFO reports it; MPTCP_FUSO, MPTCP_INFO and
+#   MPTCP_FULL_INFO read into short buffers give the start of the whole
+#   or EINVAL; in a namespace with
 #   FUSO off, a server socket with MPTCP_FUSO=1 or 3 protects the tail
 #   (copies in MPTCP_INFO too), and with FUSO on, one with MPTCP_FUSO=0
 #   waits for a timer;
@@ -159,8 +162,10 @@ test_sysctl_range()
 			rc=1
 		fi
 	done
-	# 255 and 256: past a u8's range, for the knobs that are one
-	for v in $((max + 1)) $([ "${max}" -lt 255 ] && echo 255 256) -1 abc; do
+	# 255 and 256: past a u8's range, for the knobs that are one; 2^32
+	# and 2^64: past an int's and an unsigned long's
+	for v in $((max + 1)) $([ "${max}" -lt 255 ] && echo 255 256) -1 abc \
+		 4294967296 18446744073709551616; do
 		err=$(fuso_sysctl_write "${ns1}" "${name}" "${v}")
 		if [[ "${err}" != *"Invalid argument"* ]]; then
 			mptcp_lib_pr_fail "${name}=${v}: expected EINVAL, got '${err}'"
@@ -1929,6 +1934,7 @@ test_sockopt()
 	elif [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
 		sed 's/^/        /' "${tmpdir}/sockopt.out"
 	fi
+	port=$((port + 2))	# fuso_rr.py sockopt took port..port+2
 	result "${name}" ${rc}
 }
 

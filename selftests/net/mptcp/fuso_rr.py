@@ -43,13 +43,16 @@
 #       wait MS milliseconds before each exchange but the first (not with
 #       --conns).
 #
-#   fuso_rr.py sockopt [-6] -p PORT --expect MODE
+#   fuso_rr.py sockopt [-6] -p PORT --expect MODE   (ports PORT..PORT+2)
 #       Check the MPTCP_FUSO socket option on loopback: a new socket reports
 #       the namespace's mode (MODE); values outside 0..3 and short options
 #       fail with EINVAL and change nothing; 0..3 read back; a listener's
 #       value goes to the connections it accepts, and without one they get
-#       the namespace's; MPTCP_INFO reports the mode in force.  Prints
-#       "ok ..." or "FAIL ..." per check.
+#       the namespace's; MPTCP_INFO reports the mode in force.  Bad input
+#       (badinput()): short and odd-sized MPTCP_FUSO, MPTCP_INFO and
+#       MPTCP_FULL_INFO buffers, and MPTCP_FUSO on a listener, a
+#       fallen-back socket and a closed one.  Prints "ok ..." or
+#       "FAIL ..." per check.
 #
 #   fuso_rr.py policy [-6] -p PORT --expect MODE --allowed MASK --privileged 0|1
 #       Check MPTCP_FUSO under the namespace's policy (net.mptcp.fuso=MODE,
@@ -68,6 +71,7 @@
 # 2 usage or socket error.
 
 import argparse
+import ctypes
 import errno
 import math
 import os
@@ -81,7 +85,11 @@ import time
 IPPROTO_MPTCP = getattr(socket, "IPPROTO_MPTCP", 262)
 SOL_MPTCP = 284
 MPTCP_INFO = 1
+MPTCP_FULL_INFO = 4
 MPTCP_FUSO = 5
+# struct mptcp_full_info: six u32 sizes and counts, two u64 user
+# pointers, then struct mptcp_info (MIN_FULL_INFO_OPTLEN_SIZE)
+FULL_INFO_HDR = 40
 # struct mptcp_info: mptcpi_fuso_mode (u8), 3 reserved bytes,
 # mptcpi_fuso_copies (u32), mptcpi_fuso_copy_bytes (u64)
 INFO_FUSO_OFF = 96
@@ -339,6 +347,125 @@ def through_listener(args, lmode):
     return e, a, cs, ls
 
 
+def raw_getsockopt(s, opt, buf):
+    """getsockopt(SOL_MPTCP, opt) into the bytearray buf, which the kernel
+    may read too (Python's own getsockopt() passes uninitialised memory):
+    (errno or 0, the length the kernel returned)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    cbuf = ctypes.create_string_buffer(bytes(buf), max(len(buf), 1))
+    n = ctypes.c_uint32(len(buf))
+    if libc.getsockopt(s.fileno(), SOL_MPTCP, opt, cbuf, ctypes.byref(n)):
+        return ctypes.get_errno(), 0
+    buf[:] = cbuf.raw[:len(buf)]
+    return 0, n.value
+
+
+def badinput(args, check):
+    """Short and odd-sized buffers, and the sockets an application may
+    still hold: a listener, a fallen-back socket, a closed one.  Every
+    refused call fails with EINVAL and changes nothing; what a short
+    buffer gets is the start of what a long one gets."""
+    e, a, cs, ls = through_listener(args, None)
+    set_fuso(cs, 3)
+    # getsockopt(MPTCP_FUSO) into less than an int: one byte, as TCP's
+    # int options; into more: an int
+    for n in (1, 2, 3):
+        b = cs.getsockopt(SOL_MPTCP, MPTCP_FUSO, n)
+        check(b == b"\x03", f"MPTCP_FUSO read into {n} bytes: the mode in"
+              f" one byte (got {b!r})")
+    b = cs.getsockopt(SOL_MPTCP, MPTCP_FUSO, 64)
+    check(b == struct.pack("=i", 3),
+          f"MPTCP_FUSO read into 64 bytes: an int (got {b!r})")
+    # setsockopt: an empty option fails; a long one counts its first int
+    e = err(lambda: cs.setsockopt(SOL_MPTCP, MPTCP_FUSO, b""))
+    check(e == errno.EINVAL and get_fuso(cs) == 3,
+          f"an empty option: EINVAL, mode unchanged (errno {e})")
+    e = err(lambda: cs.setsockopt(SOL_MPTCP, MPTCP_FUSO,
+                                  struct.pack("=iI", 2, 0xffffffff)))
+    check(e == 0 and get_fuso(cs) == 2,
+          f"an 8-byte option: its first int, 2 (errno {e},"
+          f" mode {get_fuso(cs)})")
+
+    # MPTCP_INFO into short buffers: the start of the whole, whatever
+    # the size, the size before FUSO's fields (an older program) too
+    whole = cs.getsockopt(SOL_MPTCP, MPTCP_INFO, INFO_LEN + 64)
+    check(len(whole) == INFO_LEN and whole[INFO_FUSO_OFF] == 2,
+          f"MPTCP_INFO into {INFO_LEN + 64} bytes: {INFO_LEN}, mode 2"
+          f" (got {len(whole)} bytes)")
+    for n in (1, 4, 12, INFO_FUSO_OFF, INFO_FUSO_OFF + 1, INFO_LEN - 1):
+        b = cs.getsockopt(SOL_MPTCP, MPTCP_INFO, n)
+        m = min(n, 12)  # flags and token: the fields that do not move
+        check(len(b) == n and b[:m] == whole[:m],
+              f"MPTCP_INFO into {n} bytes: the first {n} (got {len(b)})")
+
+    # MPTCP_FULL_INFO: the kernel reads its header from the buffer
+    for n in (0, 4, FULL_INFO_HDR - 1):
+        e, _ = raw_getsockopt(cs, MPTCP_FULL_INFO, bytearray(n))
+        check(e == errno.EINVAL,
+              f"MPTCP_FULL_INFO into {n} bytes: EINVAL (errno {e})")
+    buf = bytearray(FULL_INFO_HDR)
+    buf[0:4] = struct.pack("=I", 1)  # size_tcpinfo_kernel: not the user's
+    e, _ = raw_getsockopt(cs, MPTCP_FULL_INFO, buf)
+    check(e == errno.EINVAL,
+          f"MPTCP_FULL_INFO with a kernel size set by the caller: EINVAL"
+          f" (errno {e})")
+    # arrays asked for, at a NULL address: EFAULT, nothing else
+    buf = bytearray(FULL_INFO_HDR)
+    struct.pack_into("=IIIIII", buf, 0, 0, 8, 0, 8, 0, 4)
+    e, _ = raw_getsockopt(cs, MPTCP_FULL_INFO, buf)
+    check(e == errno.EFAULT,
+          f"MPTCP_FULL_INFO with arrays at address 0: EFAULT (errno {e})")
+    for extra in (0, INFO_FUSO_OFF, INFO_LEN, INFO_LEN + 64):
+        buf = bytearray(FULL_INFO_HDR + extra)
+        e, n = raw_getsockopt(cs, MPTCP_FULL_INFO, buf)
+        subflows = struct.unpack_from("=I", buf, 16)[0]
+        want = FULL_INFO_HDR + min(extra, INFO_LEN)
+        info = bytes(buf[FULL_INFO_HDR:want])
+        check(e == 0 and n == want and subflows >= 1 and
+              info[:12] == whole[:min(12, len(info))],
+              f"MPTCP_FULL_INFO into {FULL_INFO_HDR} + {extra} bytes:"
+              f" {want}, {subflows} subflow(s), MPTCP_INFO's start"
+              f" (errno {e}, length {n})")
+    for x in (a, cs, ls):
+        x.close()
+
+    # a listener, a socket that fell back to TCP, a closed one: out of
+    # range values fail, valid ones read back
+    ls = socket.socket(family(args), socket.SOCK_STREAM, IPPROTO_MPTCP)
+    tl = socket.socket(family(args), socket.SOCK_STREAM)
+    tl.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    tl.bind(("::1" if args.ipv6 else "127.0.0.1", args.port + 1))
+    tl.listen(1)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("::1" if args.ipv6 else "127.0.0.1", args.port + 2))
+    ls.listen(1)
+    fb = socket.socket(family(args), socket.SOCK_STREAM, IPPROTO_MPTCP)
+    fb.settimeout(10)
+    fb.connect(tl.getsockname()[:2])
+    peer, _ = tl.accept()
+    closed = socket.socket(family(args), socket.SOCK_STREAM, IPPROTO_MPTCP)
+    closed.settimeout(10)
+    closed.connect(ls.getsockname()[:2])
+    cpeer, _ = ls.accept()
+    cpeer.close()
+    closed.shutdown(socket.SHUT_RDWR)
+    closed.recv(1)
+    for what, x in (("a listener", ls), ("a fallen-back socket", fb),
+                    ("a closed socket", closed)):
+        for v in (1, 2):
+            e = err(lambda: set_fuso(x, v))
+            check(e == 0 and get_fuso(x) == v,
+                  f"{what}: MPTCP_FUSO={v} reads back (errno {e},"
+                  f" mode {get_fuso(x)})")
+        for v in (-1, 4, 0x7fffffff):
+            e = err(lambda: set_fuso(x, v))
+            check(e == errno.EINVAL and get_fuso(x) == 2,
+                  f"{what}: MPTCP_FUSO={v}: EINVAL, mode unchanged"
+                  f" (errno {e})")
+    for x in (ls, tl, fb, peer, closed):
+        x.close()
+
+
 def sockopt(args):
     """The MPTCP_FUSO API, on loopback."""
     check = Checks()
@@ -378,6 +505,7 @@ def sockopt(args):
               f" (got {get_fuso(cs)})")
         for x in (a, cs, ls):
             x.close()
+    badinput(args, check)
     return 1 if check.fails else 0
 
 
