@@ -16,9 +16,9 @@
 # commit changes include/net/mptcp.h.  The steps that run in real time under QEMU with time bounds
 # (the debug kernel's tests; with --full also the KCSAN kernel's and the
 # upstream selftests) run last, alone on the machine.  A cold make test
-# is meant to fit 45 minutes on 2 cores (it took 55: Documentation/
-# testing.md), so the plain QEMU kernel and the KCSAN kernel are in make
-# test-full, make test-kcsan and their own make targets.
+# is meant to fit 45 minutes on 2 cores (it took 43 at 60875cf:
+# Documentation/testing.md), so the plain QEMU kernel and the KCSAN kernel
+# are in make test-full, make test-kcsan and their own make targets.
 #
 #   test.sh [STEP...]   run only these steps, one after the other
 #                       (default: the suite, in lanes)
@@ -439,15 +439,15 @@ lane() {
 }
 
 # What the suite takes on 2 cores from a clean clone
-# (Documentation/testing.md): with an empty ccache, measured at ce55b19
-# (3 288 s); with the ccache a first run left, measured at 4dc2ac2
+# (Documentation/testing.md): with an empty ccache, measured at 60875cf
+# (2 560 s); with the ccache a first run left, measured at 4dc2ac2
 # (1647 s).
-EST_COLD_MIN=55
+EST_COLD_MIN=43
 EST_WARM_MIN=27
 
 estimate() {
 	local cache=${CCACHE_DIR:-$HOME/.cache/ccache} files=0 what
-	# a cold run leaves about 5 400 files (160 MiB compressed)
+	# a cold run leaves about 5 000 files (113 MiB compressed at 60875cf)
 	[ -d "$cache" ] && files=$(find "$cache" -type f 2>/dev/null | head -n 3000 | wc -l)
 	if [ "$files" -ge 3000 ]; then
 		what="about $EST_WARM_MIN min, as measured (ccache $cache holds 3000 files or more: warm)"
