@@ -440,8 +440,8 @@ lane() {
 
 # What the suite takes on 2 cores from a clean clone
 # (Documentation/testing.md): with an empty ccache, measured at 60875cf
-# (2 560 s); with the ccache a first run left, measured at 4dc2ac2
-# (1647 s).
+# (2 560 s); with the ccache a first run left, measured at 7353a8a
+# (1 625 s).
 EST_COLD_MIN=43
 EST_WARM_MIN=27
 
