@@ -96,10 +96,8 @@ for ns in $C $S; do
 done
 run ip -n $C mptcp endpoint add 10.0.2.1 dev qs-c2 subflow
 
-say "3. FUSO's scheduler in both namespaces (new data only within each subflow's window)"
-for ns in $C $S; do
-	run ip netns exec $ns sysctl -qw net.mptcp.scheduler=window
-done
+say "3. FUSO's knobs: net.mptcp.fuso is the one to set (below); the scheduler stays upstream's"
+run ip netns exec $S sysctl net.mptcp.scheduler
 # the knobs a new namespace starts with (mptcp-sysctl.rst says what each
 # does; fuso_rules 255: every rule beyond the paper, 0 is the paper's)
 echo "FUSO's knobs, at their defaults:"

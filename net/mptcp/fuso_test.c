@@ -614,6 +614,45 @@ static void mptcp_fuso_test_rcv_map(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, 0xdeadULL, dsn, "dsn written");
 }
 
+/* net.mptcp.fuso alone: on the default scheduler a connection pushes
+ * within the windows only with the sender on; "window" always; any other
+ * scheduler never.  Past a response's first MB, as by default.
+ */
+static void mptcp_fuso_test_sched_windowed(struct kunit *test)
+{
+	static const struct {
+		u8 sched, mode;
+		bool want;
+	} c[] = {
+		{ MPTCP_FUSO_SCHED_DEFAULT, 0, false },
+		{ MPTCP_FUSO_SCHED_DEFAULT, MPTCP_FUSO_TX, true },
+		{ MPTCP_FUSO_SCHED_DEFAULT, MPTCP_FUSO_RX, false },
+		{ MPTCP_FUSO_SCHED_DEFAULT, MPTCP_FUSO_MODE_MASK, true },
+		{ MPTCP_FUSO_SCHED_WINDOW, 0, true },
+		{ MPTCP_FUSO_SCHED_WINDOW, MPTCP_FUSO_MODE_MASK, true },
+		{ MPTCP_FUSO_SCHED_OTHER, 0, false },
+		{ MPTCP_FUSO_SCHED_OTHER, MPTCP_FUSO_MODE_MASK, false },
+	};
+	struct mptcp_sock *msk;
+	int i;
+
+	msk = kunit_kzalloc(test, sizeof(*msk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msk);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		msk->fuso_sched = c[i].sched;
+		msk->fuso_mode = c[i].mode;
+		KUNIT_EXPECT_EQ_MSG(test, c[i].want, mptcp_sched_windowed(msk),
+				    "scheduler kind %u, mode %u", c[i].sched,
+				    c[i].mode);
+	}
+
+	msk->fuso_start_seq = U64_MAX - 100;
+	msk->snd_nxt = msk->fuso_start_seq + MPTCP_FUSO_SCHED_SHORT;
+	KUNIT_EXPECT_FALSE(test, mptcp_sched_window_long(msk));
+	msk->snd_nxt++;
+	KUNIT_EXPECT_TRUE(test, mptcp_sched_window_long(msk));
+}
+
 static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_cost_basics),
 	KUNIT_CASE(mptcp_fuso_test_cost_weights),
@@ -633,6 +672,7 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE_PARAM(mptcp_fuso_test_slices, fuso_slice_gen_params),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_sched_window, fuso_sched_gen_params),
 	KUNIT_CASE(mptcp_fuso_test_sched_narrow),
+	KUNIT_CASE(mptcp_fuso_test_sched_windowed),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_rcv_map, fuso_rcv_map_gen_params),
 	{}
 };

@@ -60,9 +60,11 @@ counters (after minus before):
              blank without cpu.txt)
   cpu_off, cpu_user_off   FUSO's own cost: CPU seconds per query (all,
              and the host user-mode part: the guest's instructions, without
-             UML's cost of its wake-ups) relative to the same scheduler
-             with FUSO off (fuso1, fuso3: mptcp-window; fuso3-paper:
-             mptcp) in the same replication; geometric mean with a 95%
+             UML's cost of its wake-ups) relative to the same pushing
+             with FUSO off (fuso1, fuso3: mptcp-window, since FUSO's
+             connections push within the windows; fuso3-paper: mptcp,
+             rules 0 on the default scheduler pushing the same way) in
+             the same replication; geometric mean with a 95%
              Student t interval over the replications (_lo, _hi)
   bg_n, bg_mean, bg_p99   background flows (Fig 5): count, FCT in ms
   fuso_recoveries, rcv_push   MPTcpExtFusoRecovery, MPTcpExtFusoRcvOfoPush

@@ -149,17 +149,17 @@ topo_up() {
 	mkdir -p "$B"
 	hosts="$CLIENTS $SERVERS"
 	[ "$s" = tcp-notlp ] && tlp=0
-	# fuso1, fuso3: net.mptcp.fuso=1 or 3 with the window-bounded
-	# scheduler and the kernel's default rules (the settings we
-	# recommend); fuso3-paper:
+	# fuso1, fuso3: net.mptcp.fuso=1 or 3 alone, on the default
+	# scheduler (which then sends FUSO's new data within the windows)
+	# with the kernel's default rules: what we recommend; fuso3-paper:
 	# the paper's sender (fuso_rules=0) on the default scheduler;
 	# mptcp-window: MPTCP with the window-bounded scheduler.  For
 	# experiments, FUSO's settings can be spelled out: fuso3-r0-window,
 	# fuso3-r15-default ..., and SCHED_NARROW's memory in ms:
 	# fuso3-m0 (the defaults with net.mptcp.fuso_narrow_ms=0) ...
 	case "$s" in
-	fuso[13]) fuso=${s#fuso} sched=window ;;
-	fuso[13]-m*) fuso=${s:4:1} sched=window narrow=${s#fuso?-m} ;;
+	fuso[13]) fuso=${s#fuso} ;;
+	fuso[13]-m*) fuso=${s:4:1} narrow=${s#fuso?-m} ;;
 	fuso[13]-paper) fuso=${s:4:1} rules=0 ;;
 	fuso[13]-r*-default|fuso[13]-r*-window)
 		fuso=${s:4:1} rules=${s#fuso?-r} rules=${rules%-*} sched=${s##*-} ;;
