@@ -34,6 +34,9 @@
 #   dist      websearch or datamining [websearch]
 #   bgload    background load on each client's access link, as a fraction
 #             of 1 Gbit/s; flows >= 100 KB on plain TCP [0]
+#   aqm       the switch ports' queue: red (ECN marks from 32 KB, as in
+#             the paper) or droptail (the same 128 KB, no marks: a port
+#             without ECN) [red]
 #   fanout    incast: H1 asks FANOUT senders on H2-H6 for 64 KB each, one
 #             query at a time; 0 = the normal workload [0].  Twice the
 #             connections a query needs are opened and warmed up first
@@ -65,12 +68,12 @@ set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
 schemes="tcp tcp-notlp mptcp fuso1 fuso3-paper fuso3 repflow proactive"
-loss=0 lossmodel=random where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0 trace=
+loss=0 lossmodel=random where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0 trace= aqm=red
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
 for kv in "$@"; do
 	case "$kv" in
-	schemes=*|loss=*|lossmodel=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*|trace=*)
+	schemes=*|loss=*|lossmodel=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*|trace=*|aqm=*)
 		eval "${kv%%=*}=\${kv#*=}" ;;
 	*) echo "guest.sh: unknown setting '$kv'" >&2; exit 1 ;;
 	esac
@@ -81,6 +84,7 @@ TG=$tg
 CDF=$HERE/$dist.cdf
 [ -f "$CDF" ] || { echo "guest.sh: no size distribution '$dist' ($CDF)" >&2; exit 1; }
 case "$where" in p1|p12|access) ;; *) echo "guest.sh: where=p1|p12|access, not '$where'" >&2; exit 1 ;; esac
+case "$aqm" in red|droptail) ;; *) echo "guest.sh: aqm=red|droptail, not '$aqm'" >&2; exit 1 ;; esac
 case "$bulk" in ''|*[!0-9]*) echo "guest.sh: bulk must be a number of seconds" >&2; exit 1 ;; esac
 if [ "$bulk" != 0 ]; then
 	for s in $schemes; do
@@ -116,12 +120,16 @@ B=/tmp/fb-batch
 # port NS DEV [DELAY]: the egress queue of a switch port: propagation
 # delay (DELAY us, default 35), then a 1 Gbit/s link with a 128 KB buffer
 # that marks ECN from 32 KB (RED; packets that are not ECN-capable are
-# dropped there instead, as on a switch)
+# dropped there instead, as on a switch); with aqm=droptail the same
+# buffer without marks
 port() {
+	local q="red limit 131072 min 30000 max 32768 avpkt 1500 burst 21 probability 1.0 bandwidth 1gbit ecn"
+
+	[ "$aqm" = droptail ] && q="bfifo limit 131072"
 	cat >>"$B/$1.tc" <<-EOF
 	qdisc add dev $2 root handle 1: netem delay ${3:-35}us limit 10000
 	qdisc add dev $2 parent 1:1 handle 10: tbf rate 1gbit burst 3000 limit 200000
-	qdisc add dev $2 parent 10:1 handle 20: red limit 131072 min 30000 max 32768 avpkt 1500 burst 21 probability 1.0 bandwidth 1gbit ecn
+	qdisc add dev $2 parent 10:1 handle 20: $q
 	EOF
 }
 
@@ -550,10 +558,10 @@ run_bulk() {
 	return $rc
 }
 
-msg "condition: loss=$loss% ($lossmodel) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout seed=$seed"
+msg "condition: loss=$loss% ($lossmodel) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout aqm=$aqm seed=$seed"
 {
-	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
-		"$schemes" "$loss" "$lossmodel" "$where" "$p1delay" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$bulk" "$seed" "$hashseed" \
+	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\naqm=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
+		"$schemes" "$loss" "$lossmodel" "$where" "$p1delay" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$aqm" "$bulk" "$seed" "$hashseed" \
 		"$(uname -r)" "$(cat /proc/cmdline | tr -s ' ' | cut -c1-400)"
 	echo "# path SCHEME CLIENT LOCAL REMOTE PATH_TO_SERVER PATH_TO_CLIENT: every connection and subflow after the warm-up"
 } >"$OUT/condition.txt"
