@@ -6,9 +6,13 @@
 # command is one a user types on a real machine; read the script as the
 # walk-through (Documentation/quickstart.md explains each step).
 #
-#   scripts/quickstart.sh [--loss PCT] [--queries N] [--size BYTES]
+#   scripts/quickstart.sh [--loss PCT] [--lossy-path 1|2] [--queries N]
+#                         [--size BYTES]
 #
-#   --loss PCT     netem loss on path 2, both directions (default 2)
+#   --loss PCT     netem loss on the lossy path, both directions (default 2)
+#   --lossy-path P the path that loses (default 2); path 1 carries each
+#                  connection's first subflow, which upstream's scheduler
+#                  prefers
 #   --queries N    requests per run (default 300)
 #   --size BYTES   response size (default 20000)
 #
@@ -22,9 +26,14 @@
 # and FUSO's counters moved with FUSO on (and not with it off); 1 else.
 set -u
 
-loss=2 queries=300 size=20000
+loss=2 lossy=2 queries=300 size=20000
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--lossy-path)
+		case "${2:-}" in 1|2) lossy=$2 ;;
+		*) echo "quickstart: --lossy-path wants 1 or 2, got '${2:-}'" >&2; exit 1 ;;
+		esac
+		shift ;;
 	--loss|--queries|--size)
 		[ $# -ge 2 ] && [ -n "$2" ] || { echo "quickstart: $1 needs a value" >&2; exit 1; }
 		case "$2" in *[!0-9.]*) echo "quickstart: $1 wants a number, got '$2'" >&2; exit 1 ;; esac
@@ -72,7 +81,7 @@ if [ -z "$TG" ]; then
 		fail "cannot build the traffic generator fuso-tg (gcc)"
 fi
 
-say "1. Two namespaces, two paths: path 1 clean, path 2 with ${loss}% loss; 1 ms each way"
+say "1. Two namespaces, two paths: path $((3 - lossy)) clean, path $lossy with ${loss}% loss; 1 ms each way"
 run ip netns add $C
 run ip netns add $S
 for p in 1 2; do
@@ -84,10 +93,12 @@ for p in 1 2; do
 done
 ip -n $C link set lo up
 ip -n $S link set lo up
-run ip netns exec $C tc qdisc replace dev qs-c1 root netem delay 1ms
-run ip netns exec $S tc qdisc replace dev qs-s1 root netem delay 1ms
-run ip netns exec $C tc qdisc replace dev qs-c2 root netem delay 1ms loss "$loss%"
-run ip netns exec $S tc qdisc replace dev qs-s2 root netem delay 1ms loss "$loss%"
+for p in 1 2; do
+	lossopt=()
+	[ "$p" = "$lossy" ] && lossopt=(loss "$loss%")
+	run ip netns exec $C tc qdisc replace dev qs-c$p root netem delay 1ms "${lossopt[@]}"
+	run ip netns exec $S tc qdisc replace dev qs-s$p root netem delay 1ms "${lossopt[@]}"
+done
 
 say "2. MPTCP: a second subflow over path 2 (without an endpoint, a connection has one subflow)"
 for ns in $C $S; do
