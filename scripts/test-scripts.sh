@@ -192,6 +192,26 @@ expect "deb --out: a non-empty directory it did not make" 1 'refusing to write p
 check "... left as it was" test "$(ls -A "$T/debout")" = mine
 check "... and nothing built" test ! -e "$BUILD/src/.obj-deb"
 
+# --- scripts/bench/pair.py: paired ratios across runs, clear errors ---
+for d in a b; do
+	f=1000
+	[ "$d" = b ] && f=2000
+	for seed in 1 2 3; do
+		mkdir -p "$T/pair/$d/fig6/c/s$seed/x"
+		{ echo "client,id,size,start_us,fct_us"
+		  for i in 1 2 3 4; do
+			echo "1,$i,1000,0,$((f * i * seed))"
+		  done; } >"$T/pair/$d/fig6/c/s$seed/x/queries.csv"
+	done
+done
+"$TOP/scripts/bench/pair.py" "$T/pair/b:x" "$T/pair/a:x" 6/c >"$T/out" 2>"$T/err"
+check "pair.py: B twice A's FCT gives 2 for mean and p99" \
+	grep -q 'n=3  mean 2.000 \[2.000, 2.000\]  p99 2.000' "$T/out"
+expect "pair.py without DIRS:SCHEME" 1 "pair.py: 'nocolon' is not DIRS:SCHEME" \
+	"$TOP/scripts/bench/pair.py" nocolon "$T/pair/a:x" 6/c
+expect "pair.py with a missing directory" 1 "pair.py: no results directory" \
+	"$TOP/scripts/bench/pair.py" "$T/pair/none:x" "$T/pair/a:x" 6/c
+
 # --- the accidental upstream copy stays gone ---
 check "no upstream tree copied into the repository" test ! -e "$TOP/linux-source-6.12"
 

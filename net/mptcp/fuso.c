@@ -131,7 +131,7 @@
  *
  * The sender above is the paper's, ``net.mptcp.fuso_rules=0``.  Each bit
  * of ``net.mptcp.fuso_rules`` adds a rule beyond the paper; the default,
- * 255, enables all eight.
+ * 127, enables all seven.
  *
  * ``CAUTIOUS`` (1)
  *   no copy onto a subflow in CWR, Recovery or Loss, or that was there
@@ -169,7 +169,7 @@
  *   a rule of the ``window`` scheduler, not of the sender (sched.c): after
  *   an ECN echo a connection backs off as one flow, which keeps an incast
  *   of up to 50 senders at TCP's mean in the FUSO benchmark (with 70, see
- *   ``SCHED_NARROW``); for a response's first MB only, so that a bulk
+ *   ``SPREAD_TIMERS``); for a response's first MB only, so that a bulk
  *   transfer over disjoint bottlenecks keeps every path.
  * ``LAST_TAIL`` (32, with ``TARGETED``)
  *   of the subflows' tails, copy at once only the one that carries the
@@ -180,13 +180,7 @@
  *   subflow the end records it there (``mptcp_fuso_data_end()``), so
  *   that its ACK shows the hole even if no round ran before it.  A
  *   response spread over two subflows costs one copy instead of two.
- * ``SCHED_NARROW`` (64)
- *   a rule of the ``window`` scheduler too (sched.c): a response that
- *   starts after an ECN echo goes to the older half of the subflows (at
- *   least two), so that after congestion a first flight puts half as
- *   many small windows at risk of being lost whole (incast); for the
- *   response's first MB only, as ``SCHED_CAUTIOUS``.
- * ``SPREAD_TIMERS`` (128)
+ * ``SPREAD_TIMERS`` (64)
  *   not a copy rule either (protocol.c, "FUSO spread timers"): a flight
  *   that new data starts on an idle subflow has its first timer (loss
  *   probe or RTO) moved to a random point up to twice as far, at most one
@@ -196,7 +190,7 @@
  * Every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured
  * 40 % extra bytes at low load, falling as load rises because spare cwnd
- * disappears.  The default rules (255) together cut the copies from about
+ * disappears.  The default rules (127) together cut the copies from about
  * 40 % of the bytes to about 5 % in the FUSO benchmark
  * (Documentation/benchmark.md in the FUSO repository; measured rule by
  * rule for ``LAST_TAIL`` only, which halves them).

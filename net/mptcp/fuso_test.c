@@ -511,55 +511,6 @@ static void mptcp_fuso_test_sched_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, want_room[c->want], got->room);
 }
 
-/* SCHED_NARROW: all subflows (v) against their older half (nv).  A is
- * the fastest of all, in the younger half; O the fastest of the older
- * half.
- */
-static void mptcp_fuso_test_sched_narrow(struct kunit *test)
-{
-	static int sf[2];	/* stand-ins: A, O */
-	struct mptcp_sched_window_view v = {}, nv = {};
-	struct mptcp_sched_window_cand *got;
-	const u8 rules = SCHED | MPTCP_FUSO_RULE_SCHED_NARROW;
-
-	v.any_calm = 1;
-	nv.any_calm = 1;
-	v.fast = (struct mptcp_sched_window_cand){ &sf[0], 1000, 100, 1, 0 };
-	nv.fast = (struct mptcp_sched_window_cand){ &sf[1], 2000, 200, 1, 0 };
-
-	/* not narrowed: the fastest of all */
-	got = mptcp_sched_window_pick(&v, NULL, rules);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)&sf[0], got->subflow);
-
-	/* narrowed: the fastest of the older half, with its room */
-	got = mptcp_sched_window_pick(&v, &nv, rules);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)&sf[1], got->subflow);
-	KUNIT_EXPECT_EQ(test, 2000, got->room);
-
-	/* the older half has no room but data out: wait for its ACK */
-	nv.fast = (struct mptcp_sched_window_cand){ };
-	nv.any_busy = 1;
-	KUNIT_EXPECT_NULL(test, mptcp_sched_window_pick(&v, &nv, rules));
-
-	/* ... and nothing out: no ACK would come, the others may send */
-	nv.any_busy = 0;
-	got = mptcp_sched_window_pick(&v, &nv, rules);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)&sf[0], got->subflow);
-
-	/* SCHED_CAUTIOUS within the older half: in CWR, none calm there,
-	 * its anchor full and busy: wait, although a younger one has room
-	 */
-	nv.any_calm = 0;
-	nv.any_cwr = 1;
-	nv.any_busy = 1;
-	nv.anchor = (struct mptcp_sched_window_cand){ &sf[1], 0,
-						      U32_MAX - 40, 0, 1 };
-	KUNIT_EXPECT_NULL(test, mptcp_sched_window_pick(&v, &nv, rules));
-}
-
 /* ---- receiver: where a received skb lies in its DSS mapping */
 
 struct fuso_rcv_map_case {
@@ -671,7 +622,6 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_snd_cwnd),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_slices, fuso_slice_gen_params),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_sched_window, fuso_sched_gen_params),
-	KUNIT_CASE(mptcp_fuso_test_sched_narrow),
 	KUNIT_CASE(mptcp_fuso_test_sched_windowed),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_rcv_map, fuso_rcv_map_gen_params),
 	{}

@@ -492,12 +492,14 @@ def geomean_ci(v):
 
 
 def off_scheme(sch):
-    """The scheme that runs FUSO's scheduler with FUSO off, or None."""
-    if (sch in ("fuso1", "fuso3") or re.fullmatch(r"fuso[13]-m[0-9]+", sch)
-            or (sch.startswith("fuso") and sch.endswith("-window"))):
+    """The scheme that runs FUSO's scheduling with FUSO off, or None.
+
+    FUSO's sender pushes new data as the window scheduler does, on the
+    default scheduler too (patch 0013), so every FUSO scheme's
+    counterpart is mptcp-window.
+    """
+    if sch.startswith("fuso"):
         return "mptcp-window"
-    if sch.endswith("-paper") or (sch.startswith("fuso") and sch.endswith("-default")):
-        return "mptcp"
     return None
 
 

@@ -21,8 +21,8 @@
 # 100) with US microseconds of delay each way (default 100): "default"
 # (upstream's scheduler, FUSO off), "fuso" (net.mptcp.fuso=3 alone, on
 # the default scheduler), "window" (the window scheduler, FUSO on),
-# "window-r47" (the same without the one-flow rules SCHED_CAUTIOUS and
-# SCHED_NARROW, and without SPREAD_TIMERS) and "mptcp-window" (the
+# "window-r47" (the same without the scheduling rules SCHED_CAUTIOUS and
+# SPREAD_TIMERS) and "mptcp-window" (the
 # window scheduler, FUSO off); default schemes: "default fuso window-r47".
 # Output: DIR/raw.tsv (scheme, run, Mbit/s) and DIR/summary.txt: the
 # mean throughput of each with a 95 % t interval and its ratio to
@@ -79,7 +79,7 @@ if [ "${1:-}" = --guest ]; then
 		ip -n $c mptcp endpoint add 10.0.2.3 dev c2 subflow
 	fi
 	setup() {	# SCHEME
-		local sched=window fuso=3 rules=255
+		local sched=window fuso=3 rules=127
 		case "$1" in
 		default) sched=default fuso=0 ;;
 		fuso) sched=default ;;

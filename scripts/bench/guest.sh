@@ -11,8 +11,7 @@
 # Keys (defaults in brackets):
 #   schemes   schemes to run, in order, separated by commas or spaces [tcp tcp-notlp mptcp fuso1
 #             fuso3-paper fuso3 repflow proactive]; also mptcp-window and, for
-#             experiments, fuso3-r<RULES>-<SCHEDULER> and fuso3-m<NARROW_MS>
-#             (see topo_up)
+#             experiments, fuso3-r<RULES>-<SCHEDULER> (see topo_up)
 #   loss      loss in percent [0]
 #   lossmodel random (iptables, independent drops) or gemodel (netem
 #             Gilbert-Elliott on path 1: bursts of 1/0.3 = 3.3 packets
@@ -151,7 +150,7 @@ topo_down() {
 
 # topo_up SCHEME
 topo_up() {
-	local s=$1 k t net tor p d fw hosts n ic tlp=3 fuso=0 sched=default rules= narrow=
+	local s=$1 k t net tor p d fw hosts n ic tlp=3 fuso=0 sched=default rules=
 	topo_down
 	rm -rf "$B"
 	mkdir -p "$B"
@@ -163,11 +162,9 @@ topo_up() {
 	# the paper's sender (fuso_rules=0) on the default scheduler;
 	# mptcp-window: MPTCP with the window-bounded scheduler.  For
 	# experiments, FUSO's settings can be spelled out: fuso3-r0-window,
-	# fuso3-r15-default ..., and SCHED_NARROW's memory in ms:
-	# fuso3-m0 (the defaults with net.mptcp.fuso_narrow_ms=0) ...
+	# fuso3-r15-default ...
 	case "$s" in
 	fuso[13]) fuso=${s#fuso} ;;
-	fuso[13]-m*) fuso=${s:4:1} narrow=${s#fuso?-m} ;;
 	fuso[13]-paper) fuso=${s:4:1} rules=0 ;;
 	fuso[13]-r*-default|fuso[13]-r*-window)
 		fuso=${s:4:1} rules=${s#fuso?-r} rules=${rules%-*} sched=${s##*-} ;;
@@ -248,7 +245,6 @@ topo_up() {
 			net.ipv4.tcp_congestion_control=cubic net.ipv4.tcp_ecn=1 net.mptcp.enabled=1 \
 			net.ipv4.tcp_early_retrans=$tlp net.mptcp.fuso=$fuso \
 			net.mptcp.scheduler=$sched ${rules:+net.mptcp.fuso_rules=$rules} \
-			${narrow:+net.mptcp.fuso_narrow_ms=$narrow} \
 			net.ipv4.ip_local_port_range="40000 60999" || return 1
 	done
 	case "$s" in
@@ -576,9 +572,7 @@ for s in $schemes; do
 	tcp|tcp-notlp|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|repflow|proactive) ;;
 	fuso[13]-r*-default|fuso[13]-r*-window)
 		num=${s#fuso?-r} num=${num%-*}
-		in_range "$num" 255 || fail "unknown scheme '$s' (fuso_rules 0..255)" ;;
-	fuso[13]-m*)
-		in_range "${s#fuso?-m}" 60000 || fail "unknown scheme '$s' (fuso_narrow_ms 0..60000)" ;;
+		in_range "$num" 127 || fail "unknown scheme '$s' (fuso_rules 0..127)" ;;
 	*) fail "unknown scheme '$s'" ;;
 	esac
 	if [ "$bulk" != 0 ]; then

@@ -614,9 +614,8 @@ class AnalyzeTest(unittest.TestCase):
         sys.path.insert(0, HERE)
         import analyze
         for sch, off in (("fuso3", "mptcp-window"), ("fuso1", "mptcp-window"),
-                         ("fuso3-paper", "mptcp"), ("fuso3-r15-window", "mptcp-window"),
-                         ("fuso3-r0-default", "mptcp"), ("fuso3-m0", "mptcp-window"),
-                         ("fuso3-m1000", "mptcp-window"), ("mptcp", None), ("tcp", None),
+                         ("fuso3-paper", "mptcp-window"), ("fuso3-r15-window", "mptcp-window"),
+                         ("fuso3-r0-default", "mptcp-window"), ("mptcp", None), ("tcp", None),
                          ("repflow", None)):
             self.assertEqual(analyze.off_scheme(sch), off, sch)
 

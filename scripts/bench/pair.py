@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""Paired ratios of two schemes across benchmark runs.
+
+    pair.py A_DIRS:A_SCHEME B_DIRS:B_SCHEME FIG/COND...
+
+A_DIRS and B_DIRS are comma-separated results directories of
+scripts/bench/bench.sh (runs of different kernels or plans on the same
+seeds pair up).  For each FIG/COND (e.g. 6/fanout70), the per-seed mean
+and 99th percentile FCT of each side, from its queries.csv, are paired
+on the seed; printed: the geometric mean of the ratios A/B with a 95 %
+t interval, and the mean FCT of each side over the paired seeds.
+"""
+import csv
+import math
+import os
+import sys
+
+import numpy as np
+
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
+        7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179,
+        13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101,
+        19: 2.093, 20: 2.086}
+
+
+def die(msg):
+    sys.exit("pair.py: " + msg)
+
+
+def load(side, figcond):
+    """{seed dir: (mean ms, p99 ms)} of one side for FIG/COND."""
+    if ":" not in side:
+        die("'%s' is not DIRS:SCHEME" % side)
+    dirs, sch = side.rsplit(":", 1)
+    fig, _, cond = figcond.partition("/")
+    if not cond:
+        die("'%s' is not FIG/COND" % figcond)
+    out = {}
+    for d in dirs.split(","):
+        if not os.path.isdir(d):
+            die("no results directory '%s'" % d)
+        base = os.path.join(d, "fig" + fig, cond)
+        if not os.path.isdir(base):
+            continue
+        for seed in sorted(os.listdir(base)):
+            f = os.path.join(base, seed, sch, "queries.csv")
+            if not os.path.exists(f):
+                continue
+            with open(f) as fh:
+                v = np.array([float(r["fct_us"]) for r in csv.DictReader(fh)]) / 1000
+            if len(v):
+                out[seed] = (float(v.mean()), float(np.percentile(v, 99)))
+    return out
+
+
+def gmean_ci(r):
+    lg = np.log(r)
+    m = float(lg.mean())
+    if len(r) < 2:
+        return math.exp(m), float("nan"), float("nan")
+    half = T975.get(len(r) - 1, 1.96) * float(lg.std(ddof=1)) / math.sqrt(len(r))
+    return math.exp(m), math.exp(m - half), math.exp(m + half)
+
+
+def main(argv):
+    if len(argv) < 3:
+        die(__doc__.strip().split("\n")[2].strip() + "\n(see the top of the file)")
+    a, b = argv[0], argv[1]
+    for fc in argv[2:]:
+        A, B = load(a, fc), load(b, fc)
+        seeds = sorted(set(A) & set(B))
+        if not seeds:
+            print("%-16s no seed with both schemes" % fc)
+            continue
+        rm = np.array([A[s][0] / B[s][0] for s in seeds])
+        rp = np.array([A[s][1] / B[s][1] for s in seeds])
+        print("%-16s n=%d  mean %.3f [%.3f, %.3f]  p99 %.3f [%.3f, %.3f]  (means %.2f / %.2f ms)" % (
+            fc, len(seeds), *gmean_ci(rm), *gmean_ci(rp),
+            np.mean([A[s][0] for s in seeds]), np.mean([B[s][0] for s in seeds])))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
