@@ -13,7 +13,7 @@ S := scripts
 
 .PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug kernel-kcsan selftests \
 	demo quickstart test test-full test-debug test-kcsan kunit series export check vm-help clean \
-	distclean bench deb
+	distclean bench deb soak
 
 all: deps build quickstart
 
@@ -98,6 +98,16 @@ test-full:
 ## test-debug    the debug kernel (KASAN, lockdep, kmemleak...): fuso.sh and the whole fault suite
 test-debug:
 	$(S)/test.sh --debug
+## soak          the fault suite's faults and more (subflows removed and re-added, an
+##               address change, RSTs, checksums with corruption) in rounds drawn from
+##               seeds, with request/response load and close races beside each, until
+##               10 000 transfers of random sizes are checked byte for byte, fuso=3
+##               (not in make test; about 20 min on UML).  KERNEL=debug: the debug
+##               kernel (KASAN, lockdep, kmemleak) under QEMU.  TRANSFERS=N SEED=S MODE=M
+soak: selftests $(if $(filter debug,$(KERNEL)),kernel-debug,kernel-uml)
+	$(S)/soak.sh $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TRANSFERS),--transfers $(TRANSFERS)) \
+		$(if $(SEED),--seed $(SEED)) $(if $(MODE),--mode $(MODE))
+
 ## test-kcsan    the KCSAN kernel: fuso.sh and the whole fault suite, no data race in
 ##               MPTCP or FUSO code (scripts/kcsan-check.py)
 test-kcsan:

@@ -212,6 +212,22 @@ expect "pair.py without DIRS:SCHEME" 1 "pair.py: 'nocolon' is not DIRS:SCHEME" \
 expect "pair.py with a missing directory" 1 "pair.py: no results directory" \
 	"$TOP/scripts/bench/pair.py" "$T/pair/none:x" "$T/pair/a:x" 6/c
 
+# --- make soak: bad input refused before a kernel is booted ---
+expect "soak.sh --kernel qemu" 1 "soak.sh: --kernel must be uml or debug, not 'qemu'" \
+	"$TOP/scripts/soak.sh" --kernel qemu
+expect "soak.sh --transfers 0" 1 "soak.sh: --transfers must be a count" \
+	"$TOP/scripts/soak.sh" --transfers 0
+expect "soak.sh --seed -1" 1 "soak.sh: --seed must be a whole number, not '-1'" \
+	"$TOP/scripts/soak.sh" --seed -1
+expect "soak.sh --mode 4" 1 "soak.sh: --mode must be 0..3, not '4'" \
+	"$TOP/scripts/soak.sh" --mode 4
+expect "soak.sh --seed without a value" 1 "soak.sh: --seed needs a value" \
+	"$TOP/scripts/soak.sh" --seed
+expect "soak.sh with an unknown option" 1 "soak.sh: unknown option '--fast'" \
+	"$TOP/scripts/soak.sh" --fast
+expect "soak.sh without kselftests: what to build" 1 "no kselftests in .*make selftests" \
+	"$TOP/scripts/soak.sh"
+
 # --- the accidental upstream copy stays gone ---
 check "no upstream tree copied into the repository" test ! -e "$TOP/linux-source-6.12"
 

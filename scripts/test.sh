@@ -323,6 +323,11 @@ run() {
 		VM_OPTS="--timeout 600" KST_TAG=window step fuso_faults.sh-uml-window \
 			kselftest uml fuso_faults.sh FUSO_FAULTS_SCHED=window \
 			FUSO_FAULTS_CASES="$FAULTS_WINDOW"
+		# a seeded slice of make soak: the control case and the
+		# rounds of seeds 1-7 (seven cases with load and races
+		# beside them, about 1 200 transfers, 2 min)
+		VM_OPTS="--timeout 900" KST_TAG=soak step fuso_faults.sh-soak-uml \
+			kselftest uml fuso_faults.sh FUSO_FAULTS_SOAK=1000 FUSO_FAULTS_SEED=1
 		;;
 	build-debug) step build-debug "$TOP/scripts/build.sh" kernel qemu --debug ;;
 	build-kcsan) step build-kcsan "$TOP/scripts/build.sh" kernel qemu --kcsan ;;

@@ -27,9 +27,23 @@
 #                  (netem corrupt: TCP's checksum drops those)
 #   link-flap      path 2's link down for 1 s mid-transfer
 #   endpoint-del   the client's path 2 endpoint deleted mid-transfer
+#   subflow-readd  the client's path 2 endpoint deleted and added again,
+#                  three times, mid-transfer: subflows go and come back
+#   addr-change    the client's path 2 address changed mid-transfer (old
+#                  endpoint and address removed, a new address and
+#                  endpoint added): the connection goes on through a new
+#                  subflow from the new address
+#   subflow-rst    TCP resets on path 2 for 0.3 s mid-transfer (every
+#                  segment the client sends there is answered with a RST):
+#                  its subflows die and the connection goes on
 #   fallback       a peer without MPTCP (server, then client): plain TCP;
 #                  FUSO must not send a single copy
 #   checksum       DSS checksums on (net.mptcp.checksum_enabled=1), 2 % loss
+#   csum-corrupt   DSS checksums on, and one byte in 20 packets of the
+#                  server's data on path 2 inverted where TCP cannot see
+#                  it (as the control case does): MPTCP's checksum must
+#                  catch each one (MPTcpExtDataCsumErr), and no corrupted
+#                  byte may reach the application
 #   tiny-buffers   tcp_rmem and tcp_wmem of 4 KB, 2 % loss
 #   fuso-flip      net.mptcp.fuso flipped 0/1/2/3 every 20 ms during bulk
 #                  transfers and 40 new short connections
@@ -39,6 +53,22 @@
 #                  MPTCP (checksums off) can see it; the case passes only
 #                  if the check reports the corruption
 # The suite ends with a check that FUSO sent copies, and one summary line.
+#
+# The soak (FUSO_FAULTS_SOAK=N, make soak): the control case once, then
+# rounds until N transfers have been checked.  Each round draws, from its
+# own seed, one case (from FUSO_FAULTS_CASES, default every case but the
+# control), new payload sizes for that case's transfers, and a load of
+# request/response connections that runs beside the case under the same
+# fault (fuso_rr.py --conns with --random-sizes and --races: response
+# sizes of 1 byte to 256 KiB, and connections that end in a shutdown
+# race or a close in the middle of a response).  Every response and both
+# directions of every transfer are checked byte for byte; a transfer
+# counts one direction of a bulk transfer or one checked response.  A
+# failing round prints how to replay it alone, with its seed.  What the
+# path manager does not do under the load (a subflow not removed or not
+# added for an endpoint change, no path 2 subflow for a mid-transfer
+# fault to hit) is counted and reported there instead of failing the
+# round (pm_missed()); integrity, time bounds and the kernel log fail it.
 #
 # Environment:
 #   FUSO_FAULTS_CASES  cases to run (names, space separated)
@@ -62,6 +92,11 @@
 #                      (default 1000, tc's).  With 250, many-conns fills
 #                      the queues: the reproducer of the TSQ loop that
 #                      froze virtual time (Documentation/testing.md)
+#   FUSO_FAULTS_SOAK   run the soak until this many transfers are checked
+#   FUSO_FAULTS_SEED   the soak's first round's seed (default 1; round r
+#                      uses SEED + r)
+#   FUSO_FAULTS_SOAK_CONNS  the most request/response connections a soak
+#                      round adds (default 24; at least 4)
 #   FUSO_FAULTS_KCSAN=1  a KCSAN report ("BUG: KCSAN:") does not fail a
 #                      case: on a KCSAN kernel the runner sorts the reports
 #                      afterwards (data races elsewhere in the kernel are
@@ -82,9 +117,14 @@ tmpdir=""
 sin_size=0
 ret=0
 size_kb=${FUSO_FAULTS_SIZE:-1024}
-cases=${FUSO_FAULTS_CASES:-random-loss bursty-loss blackhole loss-all reorder
-	link-flap endpoint-del fallback checksum tiny-buffers fuso-flip many-conns
-	control}
+all_cases="random-loss bursty-loss blackhole loss-all reorder link-flap
+	endpoint-del subflow-readd addr-change subflow-rst fallback checksum
+	csum-corrupt tiny-buffers fuso-flip many-conns control"
+if [ -n "${soak}" ]; then
+	cases=${FUSO_FAULTS_CASES:-${all_cases% control}}
+else
+	cases=${FUSO_FAULTS_CASES:-${all_cases}}
+fi
 break_mode=${FUSO_FAULTS_BREAK:-}
 mode=${FUSO_FAULTS_MODE:-3}
 sched=${FUSO_FAULTS_SCHED:-default}
@@ -105,6 +145,24 @@ if [[ ! "${netem_limit}" =~ ^[1-9][0-9]{0,8}$ ]]; then
 	exit 1
 fi
 tiny_buf=${FUSO_FAULTS_TINY_BUF:-4096}
+soak=${FUSO_FAULTS_SOAK:-}
+seed=${FUSO_FAULTS_SEED:-1}
+soak_conns=${FUSO_FAULTS_SOAK_CONNS:-24}
+if [ -n "${soak}" ] && [[ ! "${soak}" =~ ^[1-9][0-9]{0,6}$ ]]; then
+	echo "FUSO_FAULTS_SOAK must be a transfer count (1 to 9999999), not '${soak}'" >&2
+	exit 1
+fi
+if [[ ! "${seed}" =~ ^[0-9]{1,9}$ ]]; then
+	echo "FUSO_FAULTS_SEED must be a whole number (0 to 999999999), not '${seed}'" >&2
+	exit 1
+fi
+if [[ ! "${soak_conns}" =~ ^[0-9]{1,3}$ ]] || [ "${soak_conns}" -lt 4 ]; then
+	echo "FUSO_FAULTS_SOAK_CONNS must be a whole number from 4 to 999, not '${soak_conns}'" >&2
+	exit 1
+fi
+# the soak's load beside a case: its port, and what it checked
+load_pid=""
+load_port=""
 MPTCP_LIB_TEST_FORMAT="%02u %-62s"
 
 # Kernel reports that fail a case (as scripts/vm-init, the VM runner, does
@@ -126,6 +184,8 @@ cleanup()
 {
 	[ -n "${flip_pid:-}" ] && kill "${flip_pid}" 2>/dev/null
 	[ -n "${rr_pid:-}" ] && kill "${rr_pid}" 2>/dev/null
+	[ -n "${load_pid:-}" ] && kill "${load_pid}" 2>/dev/null
+	[ -n "${load_srv:-}" ] && kill "${load_srv}" 2>/dev/null
 	rm -rf "${tmpdir}"
 	mptcp_lib_ns_exit "${ns1}" "${ns2}"
 }
@@ -176,14 +236,16 @@ path1()
 }
 
 # Undetectable corruption of the server's data: every 20th packet of
-# 150 bytes or more on both paths gets byte 148 (in the payload)
+# 150 bytes or more on the paths gets byte 148 (in the payload)
 # inverted, and its TCP checksum recomputed.  On veth, TCP would not
 # even have checked it.
+#
+# $1: the paths (default "1 2")
 corrupt_on()
 {
 	local i
 
-	for i in 1 2; do
+	for i in ${1:-1 2}; do
 		ip netns exec "${ns2}" iptables -t mangle -A OUTPUT -o "ns2eth${i}" \
 			-p tcp -m length --length 150:65535 \
 			-m statistic --mode nth --every 20 --packet 0 \
@@ -210,7 +272,18 @@ corrupt_off()
 # buffers and checksums, both endpoints in place.
 baseline()
 {
+	local dev
+
 	rate=20mbit
+	# a new qdisc, an empty queue: nothing the last case left in it
+	# (up to 1 000 packets, 12 s at a mid-transfer case's 1 Mbit/s)
+	# delays the next case's handshakes
+	for dev in ns1eth1 ns1eth2; do
+		tc -n "${ns1}" qdisc del dev "${dev}" root 2>/dev/null
+	done
+	for dev in ns2eth1 ns2eth2; do
+		tc -n "${ns2}" qdisc del dev "${dev}" root 2>/dev/null
+	done
 	path1
 	path2
 	set_mode "${mode}"
@@ -234,6 +307,13 @@ setup()
 	fuso_lib_setup_paths
 	# IPv6 addresses survive the link flap
 	ip netns exec "${ns1}" sysctl -q net.ipv6.conf.ns1eth2.keep_addr_on_down=1
+	# MPTCP stays on: after an MP_CAPABLE SYN lost twice, MPTCP would
+	# turn itself off for new connections in the whole namespace for an
+	# hour (net.mptcp.blackhole_timeout), and every later case would
+	# test plain TCP (seen in the soak: a blackhole round, then
+	# endpoint-del, fallback and csum-corrupt found no MPTCP at all)
+	ip netns exec "${ns1}" sysctl -q net.mptcp.blackhole_timeout=0
+	ip netns exec "${ns2}" sysctl -q net.mptcp.blackhole_timeout=0
 	rmem_default=$(ip netns exec "${ns1}" sysctl -n net.ipv4.tcp_rmem | tr '\t' ' ')
 	wmem_default=$(ip netns exec "${ns1}" sysctl -n net.ipv4.tcp_wmem | tr '\t' ' ')
 	path1
@@ -246,7 +326,14 @@ setup()
 # --- transfers ---------------------------------------------------------
 
 xfer_n=0
-declare -a xfer_spid xfer_cpid xfer_desc
+declare -a xfer_spid xfer_cpid xfer_desc xfer_port
+
+# A port not used before in this run (a long soak wraps around).
+next_port()
+{
+	port=$((port + 1))
+	[ "${port}" -le 60000 ] || port=20001
+}
 
 # Start one transfer each way (mptcp_connect, in the background).
 # $1: server socket type; $2: client socket type (MPTCP or TCP)
@@ -254,9 +341,10 @@ xfer_start()
 {
 	local k=${xfer_n}
 
-	port=$((port + 1))
+	next_port
 	xfer_n=$((xfer_n + 1))
 	xfer_desc[k]="transfer ${k} (${1}/${2}, port ${port})"
+	xfer_port[k]=${port}
 	: > "${tmpdir}/cout${k}"
 	: > "${tmpdir}/sout${k}"
 	timeout ${timeout_test} ip netns exec "${ns2}" \
@@ -275,12 +363,14 @@ xfer_start()
 # fault.
 xfer_wait_progress()
 {
-	local want=$((size_kb * 1024 / 4))
+	local want=$((sin_size / 4))
 	local end=$((SECONDS + timeout_poll))
 
 	while [ ${SECONDS} -lt ${end} ]; do
 		[ "$(stat -c %s "${tmpdir}/cout${1}")" -ge ${want} ] && return 0
-		sleep 0.01
+		# each round forks twice: under UML that costs far more host
+		# CPU than the guest's own work, at any rate of virtual time
+		sleep 0.05
 	done
 	mptcp_lib_pr_fail "${xfer_desc[${1}]}: no progress in ${timeout_poll} s"
 	return 1
@@ -299,7 +389,17 @@ xfer_start_mid()
 	path1
 	path2
 	xfer_start MPTCP MPTCP
-	xfer_wait_progress 0 && xfer_running 0 "before the fault"
+	xfer_wait_progress 0 && xfer_running 0 "before the fault" || return 1
+	# the fault is for the path 2 subflow: it must be there
+	if ! wait_subflow_from 10.0.2.1 "${xfer_port[0]}"; then
+		pm_missed "${xfer_desc[0]} has no subflow on path 2 for the fault" ||
+			return 1
+	fi
+	if [ "${load_at_mid}" = 1 ]; then
+		load_at_mid=0
+		load_start
+	fi
+	return 0
 }
 
 # Is transfer $1 still running, with server data still to come?  (A
@@ -386,17 +486,25 @@ two_transfers()
 	xfer_wait_all
 }
 
-case_random_loss()
+prep_random_loss()
 {
 	path2 loss 2%
+}
+
+case_random_loss()
+{
 	two_transfers
 }
 
-case_bursty_loss()
+prep_bursty_loss()
 {
 	# good->bad 1 %, bad->good 30 %, 70 % loss when bad, 0.1 % when
 	# good: about 2.3 % loss, in bursts of about 3 packets
 	path2 loss gemodel 1% 30% 70% 0.1%
+}
+
+case_bursty_loss()
+{
 	two_transfers
 }
 
@@ -411,16 +519,24 @@ case_blackhole()
 	return ${rc}
 }
 
-case_loss_all()
+prep_loss_all()
 {
 	path1 loss 2%
 	path2 loss 2%
+}
+
+case_loss_all()
+{
 	two_transfers
+}
+
+prep_reorder()
+{
+	path2 reorder 25% 50% duplicate 5% corrupt 1%
 }
 
 case_reorder()
 {
-	path2 reorder 25% 50% duplicate 5% corrupt 1%
 	two_transfers
 }
 
@@ -457,11 +573,154 @@ case_endpoint_del()
 	return ${rc}
 }
 
+# Joins of the client so far (SYN-ACKs with MP_JOIN: a new subflow each).
+joins()
+{
+	mptcp_lib_get_counter "${ns1}" MPTcpExtMPJoinSynAckRx
+}
+
+# Fail unless the client joined a subflow since the count was $1: after
+# every path 2 subflow was removed, that is a new one, made by $2.  In
+# the soak, with its load joining and closing subflows at the same
+# moment, the in-kernel path manager sometimes makes none for a
+# connection that lost its subflow, or removes none (with fuso=0 too:
+# Documentation/testing.md); there it is counted and reported, not
+# failed.
+joins_since()
+{
+	[ "$(joins)" -gt "${1}" ] && return 0
+	pm_missed "${2} made no new subflow"
+}
+
+# The path manager did not do what an endpoint change asks, or a
+# mid-transfer fault found no path 2 subflow to hit ($1 says which): a
+# failure, but in the soak (see joins_since()) a count.
+pm_missed()
+{
+	if [ -n "${soak}" ]; then
+		soak_pm_missed=$((soak_pm_missed + 1))
+		mptcp_lib_pr_info "${1} (the path manager, under the load: counted)"
+		return 0
+	fi
+	mptcp_lib_pr_fail "${1}"
+	return 1
+}
+
+# Fail (pm_missed) unless the client removed a subflow since the count
+# was $1, for $2.
+removed_since()
+{
+	[ "$(mptcp_lib_get_counter "${ns1}" MPTcpExtRmSubflow)" != "${1}" ] && return 0
+	pm_missed "${2} removed no subflow"
+}
+
+case_subflow_readd()
+{
+	local rc=0 i j0 rm0
+
+	rm0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtRmSubflow)
+	xfer_start_mid || rc=1
+	for i in 1 2 3; do
+		mptcp_lib_pm_nl_del_endpoint "${ns1}" 2 10.0.2.1
+		[ "${i}" = 1 ] && j0=$(joins)
+		sleep 0.1
+		mptcp_lib_pm_nl_add_endpoint "${ns1}" 10.0.2.1 dev ns1eth2 flags subflow id 2
+		[ "${i}" = 1 ] && { xfer_running 0 "when the endpoint was back" || rc=1; }
+		# give the new subflows time to come up before the endpoint
+		# goes again (behind a full netem queue, their SYNs may wait
+		# longer: the check below counts them whenever they come)
+		wait_subflow_from 10.0.2.1
+	done
+	xfer_wait_all || rc=1
+	joins_since "${j0}" "adding the endpoint again" || rc=1
+	removed_since "${rm0}" "deleting the endpoint" || rc=1
+	return ${rc}
+}
+
+# Change the client's path 2 address from $1 to $2 ($3: the old
+# endpoint's id, $4: the new one's).  Sets path2_joins to the client's
+# joins once the old endpoint's subflows are gone.
+path2_addr()
+{
+	local old=${1} new=${2} id_old=${3} id_new=${4}
+
+	mptcp_lib_pm_nl_del_endpoint "${ns1}" "${id_old}" "${old}"
+	path2_joins=$(joins)
+	ip -n "${ns1}" addr del "${old}/24" dev ns1eth2
+	ip -n "${ns1}" addr add "${new}/24" dev ns1eth2
+	ip -n "${ns2}" neigh replace "${new}" dev ns2eth2 \
+		lladdr "$(mac "${ns1}" ns1eth2)" nud permanent
+	# the routes through path 2 went with the old address
+	fuso_lib_routes
+	mptcp_lib_pm_nl_add_endpoint "${ns1}" "${new}" dev ns1eth2 flags subflow id "${id_new}"
+}
+
+# Wait up to 2 s (times FUSO_FAULTS_SLOW) for an established subflow
+# of the client from address $1 (to port $2, if given).
+wait_subflow_from()
+{
+	local i filter=(src "${1}")
+
+	[ -n "${2:-}" ] && filter+=(dport = ":${2}")
+	for ((i = 0; i < 10 * slow; i++)); do
+		[ -n "$(ip netns exec "${ns1}" ss -tnH state established "${filter[@]}")" ] &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+case_addr_change()
+{
+	local rc=0 j0 rm0
+
+	rm0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtRmSubflow)
+	xfer_start_mid || rc=1
+	path2_addr 10.0.2.1 10.0.2.3 2 4
+	j0=${path2_joins}
+	wait_subflow_from 10.0.2.3
+	xfer_running 0 "when the new address was in place" || rc=1
+	xfer_wait_all || rc=1
+	joins_since "${j0}" "the new address" || rc=1
+	removed_since "${rm0}" "removing the old endpoint" || rc=1
+	path2_addr 10.0.2.3 10.0.2.1 4 2
+	return ${rc}
+}
+
+case_subflow_rst()
+{
+	local rc=0 r0 rule="OUTPUT -o ns1eth2 -p tcp -j REJECT --reject-with tcp-reset"
+
+	r0=$(mptcp_lib_get_counter "${ns1}" TcpEstabResets)
+	xfer_start_mid || rc=1
+	# every segment the client sends on path 2 is answered, locally,
+	# with a RST that matches its subflow exactly (a RST towards the
+	# server would carry a stale sequence number while the client's data
+	# flows: RFC 5961 makes that a challenge ACK); the server's subflow
+	# then meets the client's RSTs for a socket that is gone
+	# shellcheck disable=SC2086 # a rule is words
+	ip netns exec "${ns1}" iptables -I ${rule} || rc=1
+	sleep 0.3
+	# shellcheck disable=SC2086
+	ip netns exec "${ns1}" iptables -D ${rule} || rc=1
+	xfer_running 0 "when the resets stopped" || rc=1
+	xfer_wait_all || rc=1
+	if [ "$(mptcp_lib_get_counter "${ns1}" TcpEstabResets)" = "${r0}" ]; then
+		mptcp_lib_pr_fail "no subflow of the client was reset"
+		rc=1
+	fi
+	return ${rc}
+}
+
+prep_fallback()
+{
+	path2 loss 2%
+}
+
 case_fallback()
 {
 	local rc=0 fb0 copies0
 
-	path2 loss 2%
 	fb0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtMPCapableFallbackSYNACK)
 	copies0=$(fuso_recoveries)
 	xfer_start TCP MPTCP
@@ -478,15 +737,44 @@ case_fallback()
 	return ${rc}
 }
 
-case_checksum()
+prep_checksum()
 {
 	ip netns exec "${ns1}" sysctl -q net.mptcp.checksum_enabled=1
 	ip netns exec "${ns2}" sysctl -q net.mptcp.checksum_enabled=1
 	path2 loss 2%
+}
+
+case_checksum()
+{
 	two_transfers
 }
 
-case_tiny_buffers()
+prep_csum_corrupt()
+{
+	local ns
+
+	for ns in "${ns1}" "${ns2}"; do
+		ip netns exec "${ns}" sysctl -q net.mptcp.checksum_enabled=1
+	done
+	csum_err0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtDataCsumErr)
+	# FUSO_FAULTS_BREAK=corrupt has both paths corrupted already
+	[ "${break_mode}" = corrupt ] && return 0
+	corrupt_on 2 || { mptcp_lib_pr_fail "cannot set up tc pedit corruption"; return 1; }
+}
+
+case_csum_corrupt()
+{
+	local rc=0
+
+	two_transfers || rc=1
+	if [ "$(mptcp_lib_get_counter "${ns1}" MPTcpExtDataCsumErr)" = "${csum_err0}" ]; then
+		mptcp_lib_pr_fail "MPTCP's checksum caught no corrupted packet"
+		rc=1
+	fi
+	return ${rc}
+}
+
+prep_tiny_buffers()
 {
 	local ns b="${tiny_buf} ${tiny_buf} ${tiny_buf}"
 
@@ -495,15 +783,23 @@ case_tiny_buffers()
 		ip netns exec "${ns}" sysctl -q net.ipv4.tcp_wmem="${b}"
 	done
 	path2 loss 2%
+}
+
+case_tiny_buffers()
+{
 	two_transfers
+}
+
+prep_fuso_flip()
+{
+	path2 loss 2%
 }
 
 case_fuso_flip()
 {
 	local rc=0 p flips
 
-	path2 loss 2%
-	port=$((port + 1))
+	next_port
 	p=${port}
 	rr_server_start "${p}"
 	# flip both namespaces every 20 ms until stopped
@@ -535,12 +831,16 @@ case_fuso_flip()
 	return ${rc}
 }
 
+prep_many_conns()
+{
+	path2 loss 1%
+}
+
 case_many_conns()
 {
 	local rc=0 p out conns exch bytes
 
-	path2 loss 1%
-	port=$((port + 1))
+	next_port
 	p=${port}
 	rr_server_start "${p}"
 	out=$(rr_client "${p}" --conns 128 -n 4 -s 20000,1000) || rc=1
@@ -605,8 +905,11 @@ run_case()
 	local marker="fuso_faults: case ${name} start $$-${n_cases}"
 	local t0 rc=0 copies0 splat
 
+	local title="fuso=${mode} fault: ${name}"
+
+	[ -n "${round_label}" ] && title="${round_label}: ${name}"
 	n_cases=$((n_cases + 1))
-	mptcp_lib_print_title "fuso=${mode} fault: ${name}"
+	mptcp_lib_print_title "${title}"
 	baseline
 	echo "${marker}" > /dev/kmsg
 	copies0=$(fuso_recoveries)
@@ -617,7 +920,34 @@ run_case()
 		dump_state
 	) &
 	dump_pid=$!
-	"case_${name//-/_}" || rc=1
+	# the case's standing impairment and settings first: the soak's
+	# load must start under them
+	if declare -F "prep_${name//-/_}" >/dev/null; then
+		"prep_${name//-/_}" || rc=1
+	fi
+	if [ ${rc} != 0 ]; then
+		:
+	elif [ -n "${soak}" ] && [ "${name}" != control ] && [ "${name}" != fallback ]; then
+		# a mid-transfer case's load starts with the fault
+		# (xfer_start_mid): started before, at 20 Mbit/s, it would
+		# leave seconds of queue on the paths when they slow down,
+		# and the transfer's own subflow on path 2 stuck behind it
+		if is_mid_case "${name}"; then
+			load_at_mid=1
+		else
+			load_start
+		fi
+		"case_${name//-/_}" || rc=1
+		load_at_mid=0
+		if [ -n "${load_pid}" ]; then
+			load_wait || rc=1
+		else
+			mptcp_lib_pr_fail "the load beside the case never started"
+			rc=1
+		fi
+	else
+		"case_${name//-/_}" || rc=1
+	fi
 	mptcp_lib_kill_wait "${dump_pid}"
 	baseline
 	splat=$(klog_since "${marker}" | grep -E "${splat_re}")
@@ -633,7 +963,112 @@ run_case()
 	if [ "${break_mode}" = corrupt ] && [ "${name}" != control ]; then
 		mptcp_lib_pr_info "FUSO_FAULTS_BREAK=corrupt: this case must fail"
 	fi
-	result "fuso=${mode} fault: ${name}" ${rc}
+	result "${title}" ${rc}
+	return ${rc}
+}
+
+# --- the soak ---------------------------------------------------------------
+
+round_label=""
+soak_pm_missed=0
+load_at_mid=0
+load_conns=0
+load_n=0
+load_seed=0
+drawn=0
+
+# drawn = a size from 2^$1 to 2^($2 + 1) - 1 bytes, uniform in its
+# logarithm by powers of two.  Draws from RANDOM without a subshell (a
+# subshell would draw from a reseeded RANDOM, and the round could not be
+# replayed).
+draw_size()
+{
+	local e=$((${1} + RANDOM % (${2} - ${1} + 1)))
+
+	drawn=$(((1 << e) + (((RANDOM << 15) | RANDOM) % (1 << e))))
+}
+
+# Request/response load beside a soak round's case: fuso_rr.py with
+# load_conns connections of load_n exchanges each, random sizes, races.
+load_start()
+{
+	next_port
+	load_port=${port}
+	ip netns exec "${ns2}" python3 ./fuso_rr.py server -p "${load_port}" \
+		--resets-ok &
+	load_srv=$!
+	mptcp_lib_wait_local_port_listen "${ns2}" "${load_port}"
+	timeout ${timeout_test} ip netns exec "${ns1}" python3 ./fuso_rr.py \
+		client -a 10.0.1.2 -p "${load_port}" -t ${timeout_poll} \
+		--conns "${load_conns}" -n "${load_n}" --random-sizes 262144 \
+		--races --seed "${load_seed}" > "${tmpdir}/load.out" 2>&1 &
+	load_pid=$!
+}
+
+# Wait for the load; count what it checked.  Returns 1 if it failed.
+load_wait()
+{
+	local rc conns exch bytes aborted
+
+	wait "${load_pid}"
+	rc=$?
+	load_pid=""
+	mptcp_lib_kill_wait "${load_srv}"
+	load_srv=""
+	# "checked C connections, E exchanges, B bytes, A aborted"
+	read -r _ conns _ exch _ bytes _ aborted _ < <(tail -n 1 "${tmpdir}/load.out")
+	if [ ${rc} != 0 ] || [ "${conns:-0}" != "${load_conns}" ]; then
+		mptcp_lib_pr_fail "the load beside the case (fuso_rr.py, exit code ${rc}):"
+		head -n 20 "${tmpdir}/load.out"
+		return 1
+	fi
+	n_transfers=$((n_transfers + exch))
+	n_bytes=$((n_bytes + bytes))
+	mptcp_lib_pr_info "load: ${conns} connections, ${exch} responses checked, ${aborted} cut short on purpose"
+	return 0
+}
+
+# Mid-transfer cases need a transfer that lasts until the fault.
+is_mid_case()
+{
+	case "${1}" in
+	blackhole|link-flap|endpoint-del|subflow-readd|addr-change|subflow-rst) return 0 ;;
+	esac
+	return 1
+}
+
+# $1: round number.  Draws the round's case, sizes and load from seed +
+# round, and runs it.
+soak_round()
+{
+	local s=$((seed + ${1})) c cin_size
+	local -a pool
+
+	read -r -a pool <<< "$(echo ${cases})"
+	RANDOM=${s}
+	c=${pool[RANDOM % ${#pool[@]}]}
+	if is_mid_case "${c}"; then
+		draw_size 20 20
+	else
+		draw_size 0 20
+	fi
+	sin_size=${drawn}
+	draw_size 0 20
+	cin_size=${drawn}
+	head -c "${cin_size}" /dev/urandom > "${tmpdir}/cin"
+	head -c "${sin_size}" /dev/urandom > "${tmpdir}/sin"
+	load_conns=$((4 + RANDOM % (soak_conns - 3)))
+	load_n=$((1 + RANDOM % 16))
+	load_seed=${s}
+	round_label="soak round ${1}, seed ${s}"
+	mptcp_lib_pr_info "round ${1} (seed ${s}): ${c}, ${cin_size} and" \
+		"${sin_size} bytes, load of ${load_conns} connections x ${load_n}"
+	if ! run_case "${c}"; then
+		soak_failed+=("${s}:${c}")
+		echo "# replay: FUSO_FAULTS_SOAK=1 FUSO_FAULTS_SEED=${s}" \
+			"FUSO_FAULTS_CASES='$(echo ${cases})' ./fuso_faults.sh"
+	fi
+	round_label=""
 }
 
 for c in ${cases}; do
@@ -646,9 +1081,29 @@ done
 setup
 copies_start=$(fuso_recoveries)
 t_start=$(date +%s)
-for c in ${cases}; do
-	run_case "${c}"
-done
+if [ -n "${soak}" ]; then
+	declare -a soak_failed=()
+	# the checks' own test first
+	run_case control
+	# the rounds' transfers count, not the control's
+	n0=${n_transfers}
+	round=0
+	while [ $((n_transfers - n0)) -lt "${soak}" ]; do
+		if [ "${#soak_failed[@]}" -ge 20 ]; then
+			echo "# soak: stopped after 20 failed rounds"
+			break
+		fi
+		soak_round ${round}
+		round=$((round + 1))
+		echo "# soak: ${round} rounds, $((n_transfers - n0)) of ${soak}" \
+			"transfers checked, ${#soak_failed[@]} rounds failed," \
+			"$(($(date +%s) - t_start)) s"
+	done
+else
+	for c in ${cases}; do
+		run_case "${c}"
+	done
+fi
 
 copies=$(($(fuso_recoveries) - copies_start))
 if [ $((mode & 1)) = 1 ]; then
@@ -664,5 +1119,11 @@ fi
 echo "# fault suite: ${n_cases} cases, ${n_transfers} transfers," \
 	"${n_bytes} bytes checked, ${copies} FUSO copies," \
 	"$(($(date +%s) - t_start)) s"
+if [ -n "${soak}" ]; then
+	echo "# soak: seeds ${seed}..$((seed + round - 1)), ${round} rounds," \
+		"$((n_transfers - n0)) transfers, ${soak_pm_missed} path" \
+		"manager misses (no path 2 subflow to hit, none removed or added)," \
+		"${#soak_failed[@]} failed${soak_failed[*]:+ (seed:case: ${soak_failed[*]})}"
+fi
 mptcp_lib_result_print_all_tap
 exit ${ret}

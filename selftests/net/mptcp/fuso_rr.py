@@ -4,18 +4,20 @@
 # Request/response traffic over MPTCP for fuso.sh.
 #
 #   fuso_rr.py server [-6] -p PORT [--after-send ACTION] [--fuso MODE]
-#                     [--info FILE]
+#                     [--info FILE] [--resets-ok]
 #       Accept connections; answer each request with the response it asks
 #       for, until the client closes (a thread per connection).  Serves
 #       until killed.  With --fuso, set MPTCP_FUSO to MODE on the listener
 #       (its connections inherit it).  With --info, append a line to FILE
 #       when a connection ends: "conn mode M copies C bytes B", M the
 #       connection's MPTCP_FUSO, C and B its FUSO copies and their bytes
-#       (MPTCP_INFO).  With --after-send, each response but the first
-#       ends in another way than a write without MSG_MORE: "empty" writes
-#       it with MSG_MORE and then zero bytes; "empties" writes it with
-#       MSG_MORE, then zero bytes with MSG_MORE, then zero bytes (three
-#       writes in a row, one message); "cork" writes it under
+#       (MPTCP_INFO).  With --resets-ok, a connection that the client
+#       reset or broke off (ECONNRESET, EPIPE) ends without a message (the
+#       races of the client's --races).  With --after-send, each response
+#       but the first ends in another way than a write without MSG_MORE:
+#       "empty" writes it with MSG_MORE and then zero bytes; "empties"
+#       writes it with MSG_MORE, then zero bytes with MSG_MORE, then zero
+#       bytes (three writes in a row, one message); "cork" writes it under
 #       TCP_CORK and then clears TCP_CORK; "epipe" writes it as usual,
 #       shuts the connection down for writing and writes one byte more,
 #       which fails with EPIPE.
@@ -23,7 +25,7 @@
 #   fuso_rr.py client [-6] -p PORT -a ADDR [-n N] [-s SIZES] [-q REQ]
 #                     [--new-conn] [--wait-file F] [--snap-pid PID]
 #                     [--before CMD] [--times] [--conns C] [--fuso MODE]
-#                     [--gap MS]
+#                     [--gap MS] [--seed S] [--random-sizes MAX] [--races]
 #       N exchanges (default 10): send a request of REQ bytes (default 100)
 #       asking for the next size in SIZES (comma-separated bytes, cycled),
 #       read the response and check every byte.  With --new-conn each
@@ -41,7 +43,15 @@
 #       C connections, E exchanges, B bytes" at the end.  With --fuso, set
 #       MPTCP_FUSO to MODE on each socket before it connects.  With --gap,
 #       wait MS milliseconds before each exchange but the first (not with
-#       --conns).
+#       --conns).  With --conns, also: --random-sizes draws each response's
+#       size from 1 to MAX bytes, uniform in its logarithm, instead of
+#       cycling SIZES; --races ends some connections in a race instead of
+#       a plain close (a shutdown for writing right after the last request,
+#       whose response is still checked, or a close in the middle of one
+#       more response: see how_it_ends()); --seed S seeds the draws (each
+#       connection's from S and its index), so that a run can be replayed.
+#       The last line then adds "A aborted": the responses cut short on
+#       purpose, not checked.
 #
 #   fuso_rr.py sockopt [-6] -p PORT --expect MODE   (ports PORT..PORT+2)
 #       Check the MPTCP_FUSO socket option on loopback: a new socket reports
@@ -75,6 +85,7 @@ import ctypes
 import errno
 import math
 import os
+import random
 import socket
 import struct
 import subprocess
@@ -180,14 +191,15 @@ def server(args):
         c, _ = s.accept()
         c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         threading.Thread(target=serve_thread,
-                         args=(c, args.after_send, args.info),
+                         args=(c, args.after_send, args.info,
+                               args.resets_ok),
                          daemon=True).start()
 
 
 info_lock = threading.Lock()
 
 
-def serve_thread(c, after, info):
+def serve_thread(c, after, info, resets_ok):
     try:
         serve_conn(c, after)
         if info:
@@ -196,6 +208,9 @@ def serve_thread(c, after, info):
                     if fi else "conn no-fuso-info")
             with info_lock, open(info, "a") as f:
                 f.write(line + "\n")
+    except (ConnectionResetError, BrokenPipeError) as e:
+        if not resets_ok:
+            print(f"fuso_rr server: {e}", file=sys.stderr)
     except OSError as e:
         print(f"fuso_rr server: {e}", file=sys.stderr)
     c.close()
@@ -225,10 +240,19 @@ def connect(args):
     return s
 
 
-def exchange(s, k, size, req):
+def exchange(s, k, size, req, shut=False):
+    """One exchange; with SHUT, shut the connection down for writing
+    right after the request, and expect the end of the stream after the
+    response."""
     pad = max(0, req - 12)
     s.sendall(struct.pack("!III", size, k, pad) + bytes(pad))
+    if shut:
+        s.shutdown(socket.SHUT_WR)
     data = recv_exact(s, size)
+    if shut and len(data) == size and s.recv(1):
+        print(f"fuso_rr: exchange {k}: data after the response, where the"
+              " stream should end", file=sys.stderr)
+        return False
     if data != pattern(k, size):
         print(f"fuso_rr: exchange {k}: got {len(data)} of {size} bytes"
               f"{'' if len(data) < size else ', content differs'}",
@@ -237,21 +261,51 @@ def exchange(s, k, size, req):
     return True
 
 
+def random_size(rng, top):
+    """A size from 1 to TOP bytes, uniform in its logarithm: as many
+    responses of a few bytes as of a few hundred kilobytes."""
+    return min(top, max(1, int(math.exp(rng.uniform(0, math.log(top))))))
+
+
+def how_it_ends(rng, races):
+    """How a connection of --conns ends: "close" (after its last
+    response), or with --races also "shutdown" (its last request is
+    followed at once by shutdown(SHUT_WR); the response is still read,
+    checked, and followed by the end of the stream) or "abort" (one more
+    request, then close() after a random part of its response: unread
+    data, a reset or a fast close while the response is in flight)."""
+    if not races:
+        return "close"
+    return rng.choice(("close", "close", "shutdown", "abort"))
+
+
 def many(args):
     """--conns: N exchanges on each of C concurrent connections."""
     sizes = [int(x) for x in args.sizes.split(",")]
     conns = [connect(args) for _ in range(args.conns)]
     start = threading.Barrier(args.conns)
     failed = []
+    checked = [0] * args.conns
+    aborted = [0] * args.conns
 
     def run(i, s):
+        rng = random.Random(f"{args.seed}-{i}")
+        end = how_it_ends(rng, args.races)
         try:
             start.wait()
             for k in range(args.n):
-                if not exchange(s, i * args.n + k, sizes[k % len(sizes)],
-                                args.req):
+                size = (random_size(rng, args.random_sizes)
+                        if args.random_sizes else sizes[k % len(sizes)])
+                last = k == args.n - 1 and end == "shutdown"
+                if not exchange(s, i * args.n + k, size, args.req, last):
                     failed.append(i)
                     return
+                checked[i] += size
+            if end == "abort":
+                size = random_size(rng, args.random_sizes or 65536)
+                s.sendall(struct.pack("!III", size, 0, 0))
+                recv_exact(s, rng.randrange(size + 1))
+                aborted[i] = 1
         except (OSError, threading.BrokenBarrierError) as e:
             print(f"fuso_rr: connection {i}: {e}", file=sys.stderr)
             failed.append(i)
@@ -268,9 +322,8 @@ def many(args):
         print(f"fuso_rr: {len(failed)} of {args.conns} connections failed",
               file=sys.stderr)
         return 1
-    nbytes = args.conns * sum(sizes[k % len(sizes)] for k in range(args.n))
     print(f"checked {args.conns} connections, {args.conns * args.n}"
-          f" exchanges, {nbytes} bytes")
+          f" exchanges, {sum(checked)} bytes, {sum(aborted)} aborted")
     return 0
 
 
@@ -566,6 +619,10 @@ def main():
     p.add_argument("--before")
     p.add_argument("--times", action="store_true")
     p.add_argument("--conns", type=int, default=0)
+    p.add_argument("--seed", default="0")
+    p.add_argument("--random-sizes", type=int, default=0)
+    p.add_argument("--races", action="store_true")
+    p.add_argument("--resets-ok", action="store_true")
     p.add_argument("--after-send", choices=("empty", "empties", "cork", "epipe"))
     p.add_argument("--fuso", type=int)
     p.add_argument("--info")
