@@ -475,6 +475,14 @@ rr_client()
 	return 0
 }
 
+# Fail with message $3 unless the client's counter $1 moved from $2.
+moved()
+{
+	[ "$(mptcp_lib_get_counter "${ns1}" "${1}")" != "${2}" ] && return 0
+	mptcp_lib_pr_fail "${3}"
+	return 1
+}
+
 # --- the cases ------------------------------------------------------------
 # Each returns 0 when its transfers passed their checks.
 
@@ -565,10 +573,7 @@ case_endpoint_del()
 	mptcp_lib_pm_nl_del_endpoint "${ns1}" 2 10.0.2.1
 	xfer_running 0 "when the endpoint was deleted" || rc=1
 	xfer_wait_all || rc=1
-	if [ "$(mptcp_lib_get_counter "${ns1}" MPTcpExtRmSubflow)" = "${rm0}" ]; then
-		mptcp_lib_pr_fail "deleting the endpoint removed no subflow"
-		rc=1
-	fi
+	moved MPTcpExtRmSubflow "${rm0}" "deleting the endpoint removed no subflow" || rc=1
 	mptcp_lib_pm_nl_add_endpoint "${ns1}" 10.0.2.1 dev ns1eth2 flags subflow id 2
 	return ${rc}
 }
@@ -705,10 +710,7 @@ case_subflow_rst()
 	ip netns exec "${ns1}" iptables -D ${rule} || rc=1
 	xfer_running 0 "when the resets stopped" || rc=1
 	xfer_wait_all || rc=1
-	if [ "$(mptcp_lib_get_counter "${ns1}" TcpEstabResets)" = "${r0}" ]; then
-		mptcp_lib_pr_fail "no subflow of the client was reset"
-		rc=1
-	fi
+	moved TcpEstabResets "${r0}" "no subflow of the client was reset" || rc=1
 	return ${rc}
 }
 
@@ -726,10 +728,8 @@ case_fallback()
 	xfer_start TCP MPTCP
 	xfer_start MPTCP TCP
 	xfer_wait_all || rc=1
-	if [ "$(mptcp_lib_get_counter "${ns1}" MPTcpExtMPCapableFallbackSYNACK)" = "${fb0}" ]; then
-		mptcp_lib_pr_fail "the MPTCP client did not fall back to TCP"
-		rc=1
-	fi
+	moved MPTcpExtMPCapableFallbackSYNACK "${fb0}" \
+		"the MPTCP client did not fall back to TCP" || rc=1
 	if [ "$(fuso_recoveries)" != "${copies0}" ]; then
 		mptcp_lib_pr_fail "FUSO sent copies on connections that fell back to TCP"
 		rc=1
@@ -767,10 +767,8 @@ case_csum_corrupt()
 	local rc=0
 
 	two_transfers || rc=1
-	if [ "$(mptcp_lib_get_counter "${ns1}" MPTcpExtDataCsumErr)" = "${csum_err0}" ]; then
-		mptcp_lib_pr_fail "MPTCP's checksum caught no corrupted packet"
-		rc=1
-	fi
+	moved MPTcpExtDataCsumErr "${csum_err0}" \
+		"MPTCP's checksum caught no corrupted packet" || rc=1
 	return ${rc}
 }
 
