@@ -291,23 +291,28 @@ def many(args):
     def run(i, s):
         rng = random.Random(f"{args.seed}-{i}")
         end = how_it_ends(rng, args.races)
+        step = "start"
         try:
             start.wait()
             for k in range(args.n):
                 size = (random_size(rng, args.random_sizes)
                         if args.random_sizes else sizes[k % len(sizes)])
                 last = k == args.n - 1 and end == "shutdown"
+                step = (f"exchange {k + 1} of {args.n} ({size} bytes"
+                        f"{', then the end of the stream' if last else ''})")
                 if not exchange(s, i * args.n + k, size, args.req, last):
                     failed.append(i)
                     return
                 checked[i] += size
             if end == "abort":
                 size = random_size(rng, args.random_sizes or 65536)
+                step = "the request before the close"
                 s.sendall(struct.pack("!III", size, 0, 0))
                 recv_exact(s, rng.randrange(size + 1))
                 aborted[i] = 1
         except (OSError, threading.BrokenBarrierError) as e:
-            print(f"fuso_rr: connection {i}: {e}", file=sys.stderr)
+            print(f"fuso_rr: connection {i} ({end}), {step}: {e}",
+                  file=sys.stderr)
             failed.append(i)
         finally:
             s.close()
