@@ -1022,7 +1022,8 @@ load_wait()
 	fi
 	n_transfers=$((n_transfers + exch))
 	n_bytes=$((n_bytes + bytes))
-	mptcp_lib_pr_info "load: ${conns} connections, ${exch} responses checked, ${aborted} cut short on purpose"
+	mptcp_lib_pr_info "load: ${conns} connections, ${exch} responses checked," \
+		"${aborted} cut short on purpose"
 	return 0
 }
 
