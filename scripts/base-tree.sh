@@ -2,10 +2,12 @@
 # Prepare the kernel trees FUSO builds in.
 #
 #   base-tree.sh base          unpack the pristine base tree into build/base
-#                              (a git repo, commit tagged "base")
+#                              (a git repo, commit tagged "base"; its
+#                              checkout sparse, see sparse_patterns)
 #   base-tree.sh src           build/src: base + patches/series (git am) +
 #                              links to the FUSO core files in this repo
-#   base-tree.sh pristine DIR  a fresh checkout of the untouched base at DIR
+#   base-tree.sh pristine DIR  a fresh sparse checkout of the untouched base
+#                              at DIR
 #   base-tree.sh version       print the base version in use
 #
 # The base comes from Debian's linux-source-6.12 package (version pinned in
@@ -43,6 +45,7 @@ cmd_base() {
 	fi
 	if [ -f "$BASE_DIR/.fuso-base-id" ] && [ "$(cat "$BASE_DIR/.fuso-base-id")" = "$id" ] &&
 		git -C "$BASE_DIR" rev-parse -q --verify base >/dev/null; then
+		sparse_tree "$BASE_DIR" # a base from before the trees were sparse
 		return 0
 	fi
 	# a new base (KSRC or BASE_PKG_VERSION changed) resets the development
@@ -67,12 +70,19 @@ cmd_base() {
 		git_q init -q -b base-tree .
 		printf '/.fuso-*\n/.obj-*\n' >>.git/info/exclude
 		git_q add -A -f .
-		git_q commit -q -m "base: $id"
+		# no git gc --auto after the commit: it would pack in the
+		# background, beside the repack below (two packs of 270 MB,
+		# measured) or later beside a kernel build
+		git_q -c gc.auto=0 commit -q -m "base: $id"
 		git_q tag base
+		# one pack: 270 MB, where the loose objects take 600 MB
+		git_q repack -a -d -q
+		git_q prune-packed
 	)
 	local kv
 	kv=$(make -s -C "$BASE_DIR" kernelversion)
 	check_version "$kv" "the base tree"
+	sparse_tree "$BASE_DIR"
 	printf '%s\n' "$id" >"$BASE_DIR/.fuso-base-id"
 	printf 'kernel %s\nsource %s\n' "$kv" "$id" >"$BASE_DIR/.fuso-version"
 	log "base tree: Linux $kv ($id)"
@@ -85,6 +95,37 @@ patch_stamp() {
 		cat "$TOP/patches/series" "$TOP/patches/overlay" "$TOP"/scripts/base-fixes/*.patch
 		series_entries | while read -r p; do cat "$TOP/patches/$p"; done
 	} | sha256sum | cut -d' ' -f1
+}
+
+# The sources that none of the kernels the scripts build compiles: other
+# architectures, sound, and the GPU, media, SCSI, staging, InfiniBand,
+# Ethernet and Wi-Fi drivers, about 1 GB of a 1.7 GB tree.  The trees that
+# only the scripts build in (the base tree, the series check's and the
+# patch export's) leave them out with git sparse-checkout, but keep every
+# Kconfig and Makefile there, which Kconfig and Kbuild read whatever the
+# configuration.  A kernel whose config needs one of them fails to build
+# with "No rule to make target"; build/src, where users build kernels of
+# their own configs (make deb), stays whole.
+sparse_patterns() {
+	local d
+	printf '%s\n' '/*'
+	# crypto/Kconfig sources every architecture's crypto/Kconfig
+	for d in 'arch/*' sound drivers/gpu drivers/media drivers/net/ethernet \
+		drivers/net/wireless drivers/scsi drivers/staging drivers/infiniband; do
+		printf '%s\n' "!/$d/**" "/$d/**/Kconfig*" "/$d/**/Makefile*" "/$d/**/Kbuild*"
+	done
+	printf '%s\n' '/arch/x86/**' '/arch/um/**'
+}
+
+# sparse_tree TREE: check out only sparse_patterns in TREE (idempotent)
+sparse_tree() {
+	local tree=$1
+	if [ "$(git -C "$tree" config --get core.sparseCheckout)" = true ] &&
+	   [ "$(git -C "$tree" sparse-checkout list 2>/dev/null)" = "$(sparse_patterns)" ]; then
+		return 0
+	fi
+	sparse_patterns | git_q -C "$tree" sparse-checkout set --no-cone --stdin ||
+		die "git sparse-checkout failed in $tree"
 }
 
 link_overlay() { # TREE
@@ -167,6 +208,9 @@ cmd_src() {
 		rm -rf "$SRC"
 		git_q -C "$BASE_DIR" worktree prune
 		git_q -C "$BASE_DIR" worktree add -q --detach "$SRC" base
+		# a new worktree takes the base tree's sparse checkout
+		git_q -C "$SRC" sparse-checkout disable ||
+			die "git sparse-checkout disable failed in $SRC"
 	fi
 	rm -f "$SRC/.fuso-stamp"
 	apply_base_fixes "$SRC"
@@ -185,6 +229,7 @@ cmd_pristine() { # DIR
 	fi
 	git_q -C "$BASE_DIR" worktree prune
 	git_q -C "$BASE_DIR" worktree add -q --detach "$dir" base
+	sparse_tree "$dir"
 	# The worktree must be byte-identical to the unpacked base.
 	[ -z "$(git -C "$dir" status --porcelain)" ] || die "$dir is not pristine"
 }

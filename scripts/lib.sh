@@ -47,9 +47,10 @@ setup_ccache() {
 		# gets from Kbuild instead (scripts/patches.sh).
 		export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 		mkdir -p "$CCACHE_DIR"
-		# three kernel variants need about 8 GB of cache; raise the
-		# limit for our builds only, and only if the user set none
-		# (ccache -M would rewrite their ccache.conf)
+		# a cold make test leaves about 150 MB of cache (compressed);
+		# a developer's many configs and series checks fill more over
+		# time: raise the limit for our builds only, and only if the
+		# user set none (ccache -M would rewrite their ccache.conf)
 		if [ -z "${CCACHE_MAXSIZE:-}" ] &&
 		   ccache -p 2>/dev/null | grep -q '^(default) max_size '; then
 			export CCACHE_MAXSIZE=8G
