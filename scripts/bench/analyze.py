@@ -94,9 +94,10 @@ import sys
 
 import numpy as np
 
-SCHEMES = ["tcp", "tcp-notlp", "mptcp", "mptcp-window", "fuso1", "fuso3-paper", "fuso3",
-           "repflow", "proactive"]
-LABEL = {"tcp": "TCP (RACK-TLP)", "tcp-notlp": "TCP, no TLP", "mptcp": "MPTCP",
+SCHEMES = ["tcp", "tcp-notlp", "dctcp", "tcp-prr", "mptcp", "mptcp-window", "fuso1",
+           "fuso3-paper", "fuso3", "repflow", "proactive"]
+LABEL = {"tcp": "TCP (RACK-TLP)", "tcp-notlp": "TCP, no TLP", "dctcp": "DCTCP",
+         "tcp-prr": "TCP, repaths after a timeout (PRR)", "mptcp": "MPTCP",
          "mptcp-window": "MPTCP, window scheduler",
          "fuso1": "FUSO sender (fuso=1)", "fuso3-paper": "FUSO as in the paper (fuso=3, rules 0)",
          "fuso3": "FUSO (fuso=3)", "repflow": "RepFlow", "proactive": "Proactive"}
@@ -891,6 +892,7 @@ def make_plots(top, rows):
     import matplotlib.pyplot as plt
 
     style = {"tcp": ("tab:blue", "o"), "tcp-notlp": ("tab:cyan", "v"),
+             "dctcp": ("tab:olive", "<"), "tcp-prr": ("tab:pink", ">"),
              "mptcp": ("tab:green", "s"), "fuso1": ("tab:orange", "^"),
              "fuso3": ("tab:red", "D"), "repflow": ("tab:purple", "x"),
              "proactive": ("tab:brown", "+")}

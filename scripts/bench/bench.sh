@@ -145,10 +145,13 @@ plan() {
 					echo "2 size$((s / 1000))k-loss$l loss=$l where=access size=$s flows=$flows schemes=tcp,tcp-notlp"
 				done
 			done ;;
-		4a) for l in $([ -n "$full" ] && echo 0 0.125 0.25 0.5 1 2 4 || echo 0 1 2 4); do
+		# the default plan's points are fewer than --full's, and make
+		# up for the eleven schemes (dctcp, tcp-prr and mptcp-window
+		# joined the eight in issue 40)
+		4a) for l in $([ -n "$full" ] && echo 0 0.125 0.25 0.5 1 2 4 || echo 1 2 4); do
 			echo "4a loss$l loss=$l where=p1 flows=$flows"
 		    done ;;
-		4c) for l in $([ -n "$full" ] && echo 0.125 0.25 0.5 1 2 4 || echo 0.5 1 2); do
+		4c) for l in $([ -n "$full" ] && echo 0.125 0.25 0.5 1 2 4 || echo 1 2); do
 			echo "4c loss$l loss=$l where=access flows=$flows"
 		    done ;;
 		bursty) for l in $([ -n "$full" ] && echo 1 2 4 || echo 2); do
@@ -195,7 +198,7 @@ plan() {
 
 # Cost of a condition in "query-scheme" units, for the time estimate
 weight() { # ARGS...
-	local kv fl=300 sch=7 bg=0 fan=0
+	local kv fl=300 sch=11 bg=0 fan=0 # guest.sh's default: eleven schemes
 	for kv in "$@"; do
 		case "$kv" in
 		flows=*) fl=${kv#*=} ;;

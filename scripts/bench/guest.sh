@@ -66,7 +66,7 @@
 set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
-schemes="tcp tcp-notlp mptcp fuso1 fuso3-paper fuso3 repflow proactive"
+schemes="tcp tcp-notlp dctcp tcp-prr mptcp mptcp-window fuso1 fuso3-paper fuso3 repflow proactive"
 loss=0 lossmodel=random where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0 trace= aqm=red
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
@@ -150,7 +150,7 @@ topo_down() {
 
 # topo_up SCHEME
 topo_up() {
-	local s=$1 k t net tor p d fw hosts n ic tlp=3 fuso=0 sched=default rules=
+	local s=$1 k t net tor p d fw hosts n ic tlp=3 fuso=0 sched=default rules= cc=cubic hashpol=3
 	topo_down
 	rm -rf "$B"
 	mkdir -p "$B"
@@ -169,6 +169,11 @@ topo_up() {
 	fuso[13]-r*-default|fuso[13]-r*-window)
 		fuso=${s:4:1} rules=${s#fuso?-r} rules=${rules%-*} sched=${s##*-} ;;
 	mptcp-window) sched=window ;;
+	# the baselines a data center runs: DCTCP (the ports mark at its
+	# threshold already), and TCP that leaves a path after a timeout
+	# (below)
+	dctcp) cc=dctcp ;;
+	tcp-prr) hashpol=1 ;;
 	esac
 	for n in t1 t2 $(printf 'h%s ' $hosts); do
 		echo "netns add $P-$n" >>"$B/root.ip"
@@ -231,18 +236,26 @@ topo_up() {
 	done
 	# ECMP on the 5-tuple, as a switch does: policy 3 with the fields
 	# 0x37 (addresses, protocol, ports) dissects every packet.  Policy
-	# 1 would take the hash a TCP socket stamps on its packets (veth
-	# keeps it), a random one that TCP draws anew after every timeout:
-	# a connection would leave the lossy path after its first timeout.
+	# 1 (tcp-prr) takes the hash a TCP socket stamps on its packets
+	# (veth keeps it), a random one that TCP draws anew after every
+	# timeout (net.core.txrehash, on by default): what a switch that
+	# hashes the IPv6 flow label sees of a Linux host, whose flow label
+	# is that hash (Protective ReRoute, SIGCOMM'23).  A connection
+	# leaves the lossy path, with probability 2/3, at each timeout.
 	for t in t1 t2; do
 		nsx $t sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=3 \
+			net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=$hashpol \
 			net.ipv4.fib_multipath_hash_fields=0x0037 \
 			net.ipv4.fib_multipath_hash_seed=$hashseed || return 1
 	done
+	# a namespace other than the first may only choose an algorithm
+	# the first one allows (Cubic and Reno by default)
+	[ "$cc" = cubic ] || sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic $cc" ||
+		return 1
 	for k in $hosts; do
 		nsx "h$k" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			net.ipv4.tcp_congestion_control=cubic net.ipv4.tcp_ecn=1 net.mptcp.enabled=1 \
+			net.ipv4.tcp_congestion_control=$cc net.ipv4.tcp_ecn=1 net.core.txrehash=1 \
+			net.mptcp.enabled=1 \
 			net.ipv4.tcp_early_retrans=$tlp net.mptcp.fuso=$fuso \
 			net.mptcp.scheduler=$sched ${rules:+net.mptcp.fuso_rules=$rules} \
 			net.ipv4.ip_local_port_range="40000 60999" || return 1
@@ -358,7 +371,9 @@ paths() {
 	ip -force -n "$P-t2" -b "$f.t2" 2>>"$OUT/paths.err" | awk '/^[^ \t]/ { d = "?"; for (i = 1; i < NF; i++) if ($i == "dev") d = $(i + 1); print d }' >"$f.r2"
 	# H2/H3 (incast senders) sit under T1 too: no inter-ToR path there
 	paste -d' ' "$f" "$f.r1" "$f.r2" | awk -v s="$s" '{
-		p1 = $7; p2 = $8; if ($4 ~ /^10\.1\./) { p1 = "local"; p2 = "local" }
+		# tcp-prr: the ToRs hash the socket hash, not the 5-tuple
+		p1 = $7; p2 = $8; if (s == "tcp-prr") { p1 = "txhash"; p2 = "txhash" }
+		if ($4 ~ /^10\.1\./) { p1 = "local"; p2 = "local" }
 		printf "path %s h%s %s:%s %s:%s %s %s\n", s, $1, $2, $3, $4, $5, p1, p2 }'
 	[ -s "$OUT/paths.err" ] || rm -f "$OUT/paths.err"
 }
@@ -569,7 +584,7 @@ in_range() {
 bad=0
 for s in $schemes; do
 	case "$s" in
-	tcp|tcp-notlp|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|repflow|proactive) ;;
+	tcp|tcp-notlp|dctcp|tcp-prr|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|repflow|proactive) ;;
 	fuso[13]-r*-default|fuso[13]-r*-window)
 		num=${s#fuso?-r} num=${num%-*}
 		in_range "$num" 127 || fail "unknown scheme '$s' (fuso_rules 0..127)" ;;
