@@ -17,9 +17,11 @@
 #             Gilbert-Elliott on path 1: bursts of 1/0.3 = 3.3 packets
 #             in the bad state, 70 % of them lost, nothing lost in the
 #             good state; the mean loss is LOSS) [random]
-#   where     where the loss is: p1 (path 1, both directions), p12 (paths
-#             1 and 2, both directions) or access (every access link of
-#             H4-H6, both directions) [p1]
+#   where     where the loss is: p1 (path 1, both directions), p1up (path
+#             1 from the clients to the servers only: the requests and
+#             the ACKs of the responses), p12 (paths 1 and 2, both
+#             directions) or access (every access link of H4-H6, both
+#             directions) [p1]
 #   nsub      MPTCP subflows per connection [4]
 #   p1delay   propagation delay of path 1's ports in microseconds, each
 #             way [35, as on every port]: a topology whose path 1 is
@@ -82,7 +84,7 @@ TG=$tg
 [ -x "$TG" ] || { echo "guest.sh: no traffic generator at $TG (make bench builds it)" >&2; exit 1; }
 CDF=$HERE/$dist.cdf
 [ -f "$CDF" ] || { echo "guest.sh: no size distribution '$dist' ($CDF)" >&2; exit 1; }
-case "$where" in p1|p12|access) ;; *) echo "guest.sh: where=p1|p12|access, not '$where'" >&2; exit 1 ;; esac
+case "$where" in p1|p1up|p12|access) ;; *) echo "guest.sh: where=p1|p1up|p12|access, not '$where'" >&2; exit 1 ;; esac
 case "$aqm" in red|droptail) ;; *) echo "guest.sh: aqm=red|droptail, not '$aqm'" >&2; exit 1 ;; esac
 case "$bulk" in ''|*[!0-9]*) echo "guest.sh: bulk must be a number of seconds" >&2; exit 1 ;; esac
 if [ "$bulk" != 0 ]; then
@@ -300,6 +302,7 @@ topo_up() {
 		fw=()
 		case "$where" in
 		p1) fw=("t1 -o p1" "t2 -o p1") ;;
+		p1up) fw=("t1 -o p1") ;;
 		p12) fw=("t1 -o p1" "t2 -o p1" "t1 -o p2" "t2 -o p2") ;;
 		access) for k in $SERVERS; do fw+=("t2 -o h$k" "t2 -i h$k"); done ;;
 		esac
