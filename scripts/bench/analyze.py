@@ -420,7 +420,11 @@ def load_cond(top, c, problems, write=False):
                     problems.append(f"{where}: no bulk transfer result (bulk.txt)")
                 problems += [f"{where}: {p}" for p in sanity(sch, run, c.cond)]
                 continue
-            if write and os.path.isdir(d):
+            # never replace a queries.csv with an empty one: the
+            # committed data (Documentation/bench/*.tar.xz) is that file
+            # alone
+            if write and os.path.isdir(d) and \
+                    (run.rows or not os.path.exists(os.path.join(d, "queries.csv"))):
                 write_queries(d, run)
             run.rows = None     # the arrays are enough from here on
             if run.n < want:

@@ -468,6 +468,26 @@ class AnalyzeTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("fig4a/loss2/s2/tcp: 9 of 10 queries completed", r.stderr)
 
+    def test_reduced_tree_kept(self):
+        # the committed data (Documentation/bench/*.tar.xz) keeps only
+        # queries.csv: analyze.py must fail on it, not replace it
+        t = Tree()
+        try:
+            self.assertEqual(run(t.top).returncode, 0)
+            d = t.path("fig4a", "loss2", "s1", "tcp")
+            with open(os.path.join(d, "queries.csv")) as fh:
+                before = fh.read()
+            for name in os.listdir(d):
+                if name != "queries.csv":
+                    os.remove(os.path.join(d, name))
+            r = run(t.top)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("fig4a/loss2/s1/tcp: 0 of 10 queries completed", r.stderr)
+            with open(os.path.join(d, "queries.csv")) as fh:
+                self.assertEqual(fh.read(), before)
+        finally:
+            t.close()
+
     def test_missing_condition(self):
         r = self.variant(lambda top: os.remove(os.path.join(top, "fig6", "fanout3", "s1",
                                                             "condition.txt")))
