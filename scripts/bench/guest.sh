@@ -9,19 +9,25 @@
 #   guest.sh OUT KEY=VALUE...
 #
 # Keys (defaults in brackets):
-#   schemes   schemes to run, in order, separated by commas or spaces [tcp tcp-notlp mptcp fuso1
-#             fuso3-paper fuso3 repflow proactive]; also mptcp-window and, for
-#             experiments, fuso3-r<RULES>-<SCHEDULER> (see topo_up)
-#   loss      loss in percent [0]
-#   lossmodel random (iptables, independent drops) or gemodel (netem
-#             Gilbert-Elliott on path 1: bursts of 1/0.3 = 3.3 packets
-#             in the bad state, 70 % of them lost, nothing lost in the
-#             good state; the mean loss is LOSS) [random]
+#   schemes   schemes to run, in order, separated by commas or spaces [tcp tcp-notlp dctcp
+#             tcp-prr mptcp mptcp-window fuso1 fuso3-paper fuso3 repflow proactive];
+#             for experiments also fuso3-r<RULES>-<SCHEDULER> (see topo_up)
+#   loss      loss in percent [0]; with lossmodel=blackhole the share of
+#             the connections that lose every packet
+#   lossmodel random (iptables, independent drops), gemodel (netem
+#             Gilbert-Elliott: bursts of 1/0.3 = 3.3 packets in the bad
+#             state, 70 % of them lost, nothing lost in the good state;
+#             the mean loss is LOSS) or blackhole (nft: the packets of
+#             a LOSS share of the 5-tuples, by a hash seeded with the
+#             replication's seed, the same share in both directions) [random]
+#   lossat    START-END: the loss only from START to END seconds after
+#             the queries start (a path that turns lossy and recovers);
+#             empty: from the testbed's start to its end [empty]
 #   where     where the loss is: p1 (path 1, both directions), p1up (path
 #             1 from the clients to the servers only: the requests and
 #             the ACKs of the responses), p12 (paths 1 and 2, both
 #             directions) or access (every access link of H4-H6, both
-#             directions) [p1]
+#             directions; random loss only) [p1]
 #   nsub      MPTCP subflows per connection [4]
 #   p1delay   propagation delay of path 1's ports in microseconds, each
 #             way [35, as on every port]: a topology whose path 1 is
@@ -69,12 +75,12 @@ set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
 schemes="tcp tcp-notlp dctcp tcp-prr mptcp mptcp-window fuso1 fuso3-paper fuso3 repflow proactive"
-loss=0 lossmodel=random where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0 trace= aqm=red
+loss=0 lossmodel=random lossat= where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0 trace= aqm=red
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
 for kv in "$@"; do
 	case "$kv" in
-	schemes=*|loss=*|lossmodel=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*|trace=*|aqm=*)
+	schemes=*|loss=*|lossmodel=*|lossat=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*|trace=*|aqm=*)
 		eval "${kv%%=*}=\${kv#*=}" ;;
 	*) echo "guest.sh: unknown setting '$kv'" >&2; exit 1 ;;
 	esac
@@ -92,8 +98,16 @@ if [ "$bulk" != 0 ]; then
 		case "$s" in mptcp*|fuso*) ;; *) echo "guest.sh: bulk runs MPTCP schemes only, not '$s'" >&2; exit 1 ;; esac
 	done
 fi
-case "$lossmodel" in random) ;; gemodel) [ "$where" = p1 ] || { echo "guest.sh: lossmodel=gemodel needs where=p1" >&2; exit 1; } ;;
-*) echo "guest.sh: lossmodel=random|gemodel, not '$lossmodel'" >&2; exit 1 ;; esac
+case "$lossmodel" in random) ;;
+gemodel|blackhole) [ "$where" != access ] || { echo "guest.sh: lossmodel=$lossmodel needs where=p1|p1up|p12" >&2; exit 1; } ;;
+*) echo "guest.sh: lossmodel=random|gemodel|blackhole, not '$lossmodel'" >&2; exit 1 ;; esac
+awk -v l="$loss" 'BEGIN { exit !(l ~ /^[0-9]+(\.[0-9]+)?$/ && l + 0 <= 100) }' ||
+	{ echo "guest.sh: loss must be a percentage from 0 to 100, not '$loss'" >&2; exit 1; }
+if [ -n "$lossat" ]; then
+	awk -v w="$lossat" 'BEGIN { n = split(w, a, "-"); exit !(n == 2 && a[1] ~ /^[0-9]+(\.[0-9]+)?$/ &&
+		a[2] ~ /^[0-9]+(\.[0-9]+)?$/ && a[1] + 0 < a[2] + 0) }' ||
+		{ echo "guest.sh: lossat must be START-END in seconds, START < END, not '$lossat'" >&2; exit 1; }
+fi
 case "$seed" in ''|*[!0-9]*) echo "guest.sh: seed must be a number" >&2; exit 1 ;; esac
 case "$size" in *[!0-9]*) echo "guest.sh: size must be a number of bytes" >&2; exit 1 ;; esac
 case "$p1delay" in ''|*[!0-9]*) echo "guest.sh: p1delay must be a number of microseconds" >&2; exit 1 ;; esac
@@ -287,31 +301,71 @@ topo_up() {
 		done
 		;;
 	esac
-	# loss: bursty, netem Gilbert-Elliott on path 1's egress in both
-	# ToRs; random, with iptables in the ToRs' forwarding path
-	if [ "$loss" != 0 ] && [ "$lossmodel" = gemodel ]; then
-		local gp
-		gp=$(awk -v l="$loss" 'BEGIN { l /= 100; printf "%.4f", 100 * 0.3 * l / (0.7 - l) }')
-		for t in t1 t2; do
-			ntc $t qdisc change dev p1 root handle 1: netem delay "${p1delay}us" limit 10000 \
-				loss gemodel "$gp%" 30% 70% 0% || return 1
-		done
-	elif [ "$loss" != 0 ]; then
-		local prob
-		prob=$(awk -v l="$loss" 'BEGIN { printf "%.6f", l / 100 }')
-		fw=()
-		case "$where" in
-		p1) fw=("t1 -o p1" "t2 -o p1") ;;
-		p1up) fw=("t1 -o p1") ;;
-		p12) fw=("t1 -o p1" "t2 -o p1" "t1 -o p2" "t2 -o p2") ;;
-		access) for k in $SERVERS; do fw+=("t2 -o h$k" "t2 -i h$k"); done ;;
-		esac
-		for p in "${fw[@]}"; do
+	[ -n "$lossat" ] || loss_set on || return 1
+	return 0
+}
+
+# loss_set on|off: the condition's loss on the ports WHERE names (lossat:
+# turned on and off during the measured phase; else on from the start).
+#   random     iptables in the ToRs' forwarding path, independent drops
+#   gemodel    netem Gilbert-Elliott on the ports' egress (bursty)
+#   blackhole  nft in the ToRs: every packet of a LOSS share of the
+#              connections, chosen by a hash of the 5-tuple with the
+#              replication's seed, the same hash in both directions
+loss_set() {
+	local on=$1 p ports=() prob gp d k
+	[ "$loss" != 0 ] || return 0
+	case "$where" in
+	p1) ports=("t1 p1" "t2 p1") ;;
+	p1up) ports=("t1 p1") ;;
+	p12) ports=("t1 p1" "t2 p1" "t1 p2" "t2 p2") ;;
+	access) for k in $SERVERS; do ports+=("t2 h$k" "t2 -i h$k"); done ;;
+	esac
+	for p in "${ports[@]}"; do
+		# shellcheck disable=SC2086
+		set -- $p
+		case "$lossmodel" in
+		gemodel)
+			d=35
+			[ "$2" = p1 ] && d=$p1delay
+			gp=$(awk -v l="$loss" 'BEGIN { l /= 100; printf "%.4f", 100 * 0.3 * l / (0.7 - l) }')
+			if [ "$on" = on ]; then
+				ntc "$1" qdisc change dev "$2" root handle 1: netem delay "${d}us" limit 10000 \
+					loss gemodel "$gp%" 30% 70% 0% || return 1
+			else
+				ntc "$1" qdisc change dev "$2" root handle 1: netem delay "${d}us" limit 10000 \
+					loss 0% || return 1
+			fi
+			;;
+		random)
+			prob=$(awk -v l="$loss" 'BEGIN { printf "%.6f", l / 100 }')
+			local dir="-o $2"
+			[ "$2" = -i ] && dir="-i $3"
 			# shellcheck disable=SC2086
-			nsx ${p%% *} iptables -A FORWARD ${p#* } -m statistic --mode random \
-				--probability "$prob" -j DROP || return 1
-		done
-	fi
+			nsx "$1" iptables "$([ "$on" = on ] && echo -A || echo -D)" FORWARD $dir \
+				-m statistic --mode random --probability "$prob" -j DROP || return 1
+			;;
+		blackhole)
+			# T1's port sees the client's side as source, T2's as
+			# destination: the same key in both directions
+			local key="ip saddr . tcp sport . ip daddr . tcp dport" share
+			[ "$1" = t2 ] && key="ip daddr . tcp dport . ip saddr . tcp sport"
+			share=$(awk -v l="$loss" 'BEGIN { printf "%d", l * 100 + 0.5 }')
+			if [ "$on" = on ]; then
+				nsx "$1" nft -f - <<-EOF || return 1
+				table ip blackhole-$2 {
+					chain bh {
+						type filter hook forward priority 0;
+						oifname "$2" jhash $key mod 10000 seed $((hashseed ^ 0x5bd1e995)) < $share drop
+					}
+				}
+				EOF
+			else
+				nsx "$1" nft delete table ip "blackhole-$2" || return 1
+			fi
+			;;
+		esac
+	done
 	return 0
 }
 
@@ -510,10 +564,27 @@ run_scheme() {
 	# (bench.sh: cpu.txt)
 	touch "$d/cpu.begin"
 	for c in "$d"/*.ready; do touch "${c%.ready}.go"; done
+	local lpid=
+	if [ -n "$lossat" ] && [ "$loss" != 0 ]; then
+		# the loss from START to END seconds after the queries start
+		(
+			sleep "${lossat%-*}"
+			loss_set on || exit 1
+			sleep "$(awk -v w="$lossat" 'BEGIN { split(w, a, "-"); print a[2] - a[1] }')"
+			loss_set off
+		) &
+		lpid=$!
+	fi
 	for c in "${cpids[@]}"; do
 		wait "$c" || rc=1
 	done
 	touch "$d/cpu.end"
+	if [ -n "$lpid" ] && kill -0 "$lpid" 2>/dev/null; then
+		echo "[bench] $s: the queries ended before the loss window did (lossat=$lossat)" >&2
+		kill "$lpid" 2>/dev/null
+	elif [ -n "$lpid" ]; then
+		wait "$lpid" || { echo "[bench] $s: turning the loss on or off failed" >&2; rc=1; }
+	fi
 	trace_pause
 	counters "$d/counters-after.txt"
 	if [ ${#bpids[@]} -gt 0 ]; then
@@ -572,10 +643,10 @@ run_bulk() {
 	return $rc
 }
 
-msg "condition: loss=$loss% ($lossmodel) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout aqm=$aqm seed=$seed"
+msg "condition: loss=$loss% ($lossmodel${lossat:+, from ${lossat%-*} to ${lossat#*-} s}) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout aqm=$aqm seed=$seed"
 {
-	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\naqm=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
-		"$schemes" "$loss" "$lossmodel" "$where" "$p1delay" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$aqm" "$bulk" "$seed" "$hashseed" \
+	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nlossat=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\naqm=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
+		"$schemes" "$loss" "$lossmodel" "$lossat" "$where" "$p1delay" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$aqm" "$bulk" "$seed" "$hashseed" \
 		"$(uname -r)" "$(cat /proc/cmdline | tr -s ' ' | cut -c1-400)"
 	echo "# path SCHEME CLIENT LOCAL REMOTE PATH_TO_SERVER PATH_TO_CLIENT: every connection and subflow after the warm-up"
 } >"$OUT/condition.txt"
