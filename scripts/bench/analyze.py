@@ -192,6 +192,10 @@ def incast(cond):
 
 
 def senders(cond):
+    """The hosts whose egress carries the answers (guest.sh: with
+    fanhosts=1 the incast's senders are H7 onward, one per sender)."""
+    if incast(cond) and num(cond, "fanhosts") > 0:
+        return tuple("h%d" % k for k in range(7, 7 + int(num(cond, "fanout"))))
     return INCAST_SENDERS if incast(cond) else SENDERS
 
 

@@ -34,11 +34,13 @@
  *                         them are busy
  *   -P PORT               bind the k-th connection to server s (k from 0,
  *                         in the order they are opened) to local port
- *                         PORT + s * 200 + k, and RepFlow's second one to
- *                         PORT + 5000 + s * 200 + k: every run and every
- *                         scheme puts the same connection on the same
- *                         ECMP path (default: ephemeral ports; at most 25
- *                         servers and 200 connections per server)
+ *                         PORT + s * STRIDE + k, and RepFlow's second one
+ *                         to PORT + 5000 + s * STRIDE + k, where STRIDE
+ *                         is 200, or 5000 / servers with more than 25:
+ *                         every run and every scheme puts the same
+ *                         connection on the same ECMP path (default:
+ *                         ephemeral ports; at most STRIDE connections
+ *                         per server)
  *   -n N                  requests to complete (default 1000)
  *   -r RATE               mean request rate per second (Poisson arrivals);
  *                         0 sends the next request when one completes
@@ -771,10 +773,12 @@ static struct conn *open_conn(int server, int port_off)
 
 		b.sin_family = AF_INET;
 		if (base_port) {
+			int stride = nservers > PORTS_SECOND / PORTS_PER_SERVER ?
+				     PORTS_SECOND / nservers : PORTS_PER_SERVER;
 			int port = base_port + port_off * PORTS_SECOND +
-				   server * PORTS_PER_SERVER + p->n;
+				   server * stride + p->n;
 
-			if (p->n >= PORTS_PER_SERVER || server * PORTS_PER_SERVER >= PORTS_SECOND ||
+			if (p->n >= stride || server * stride >= PORTS_SECOND ||
 			    port > 65535)
 				die("-P %d: no fixed port for connection %d to server %d",
 				    base_port, p->n, server);

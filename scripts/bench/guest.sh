@@ -47,6 +47,9 @@
 #   fanout    incast: H1 asks FANOUT senders on H2-H6 for 64 KB each, one
 #             query at a time; 0 = the normal workload [0].  Twice the
 #             connections a query needs are opened and warmed up first
+#   fanhosts  1: each of the FANOUT senders is a host of its own (H7
+#             onward, under T2), asked over one connection per query,
+#             instead of H2-H6 with several each; FANOUT at most 64 [0]
 #   seed      random seed: the generator's arrivals and sizes, the ECMP
 #             hash seed (fib_multipath_hash_seed) [1]; the guest
 #             kernel's RNG is seeded by bench.sh (uml_rng_seed=)
@@ -75,12 +78,12 @@ set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
 schemes="tcp tcp-notlp dctcp tcp-prr mptcp mptcp-window fuso1 fuso3-paper fuso3 repflow proactive"
-loss=0 lossmodel=random lossat= where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 seed=1 bulk=0 trace= aqm=red
+loss=0 lossmodel=random lossat= where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 fanhosts=0 seed=1 bulk=0 trace= aqm=red
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
 for kv in "$@"; do
 	case "$kv" in
-	schemes=*|loss=*|lossmodel=*|lossat=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|seed=*|bulk=*|tg=*|trace=*|aqm=*)
+	schemes=*|loss=*|lossmodel=*|lossat=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|fanhosts=*|seed=*|bulk=*|tg=*|trace=*|aqm=*)
 		eval "${kv%%=*}=\${kv#*=}" ;;
 	*) echo "guest.sh: unknown setting '$kv'" >&2; exit 1 ;;
 	esac
@@ -103,12 +106,21 @@ gemodel|blackhole) [ "$where" != access ] || { echo "guest.sh: lossmodel=$lossmo
 *) echo "guest.sh: lossmodel=random|gemodel|blackhole, not '$lossmodel'" >&2; exit 1 ;; esac
 awk -v l="$loss" 'BEGIN { exit !(l ~ /^[0-9]+(\.[0-9]+)?$/ && l + 0 <= 100) }' ||
 	{ echo "guest.sh: loss must be a percentage from 0 to 100, not '$loss'" >&2; exit 1; }
+[ "$lossmodel" != gemodel ] || awk -v l="$loss" 'BEGIN { exit !(l < 70) }' ||
+	{ echo "guest.sh: lossmodel=gemodel loses at most 70 % (in its bad state): loss must be below 70" >&2; exit 1; }
 if [ -n "$lossat" ]; then
 	awk -v w="$lossat" 'BEGIN { n = split(w, a, "-"); exit !(n == 2 && a[1] ~ /^[0-9]+(\.[0-9]+)?$/ &&
 		a[2] ~ /^[0-9]+(\.[0-9]+)?$/ && a[1] + 0 < a[2] + 0) }' ||
 		{ echo "guest.sh: lossat must be START-END in seconds, START < END, not '$lossat'" >&2; exit 1; }
 fi
 case "$seed" in ''|*[!0-9]*) echo "guest.sh: seed must be a number" >&2; exit 1 ;; esac
+case "$fanout" in ''|*[!0-9]*) echo "guest.sh: fanout must be a number" >&2; exit 1 ;; esac
+case "$fanhosts" in
+0) ;;
+1) [ "$fanout" -ge 1 ] && [ "$fanout" -le 64 ] ||
+	{ echo "guest.sh: fanhosts=1 needs fanout=1..64" >&2; exit 1; } ;;
+*) echo "guest.sh: fanhosts=0|1, not '$fanhosts'" >&2; exit 1 ;;
+esac
 case "$size" in *[!0-9]*) echo "guest.sh: size must be a number of bytes" >&2; exit 1 ;; esac
 case "$p1delay" in ''|*[!0-9]*) echo "guest.sh: p1delay must be a number of microseconds" >&2; exit 1 ;; esac
 # the ECMP hash seed of both ToRs, from the seed (fixed per replication)
@@ -119,6 +131,9 @@ PORT_Q=10000 PORT_BGC=30000
 
 P=fb			# namespace prefix
 CLIENTS="1 2 3" SERVERS="4 5 6"
+# the incast's senders on hosts of their own (fanhosts=1): H7 onward
+FANHOSTS=
+[ "$fanhosts" = 1 ] && FANHOSTS=$(seq -s ' ' 7 $((6 + fanout)))
 PORT_TCP=5001 PORT_TCP2=5002 PORT_MPTCP=5003 PORT_BG=6001
 
 msg() { echo "[bench $(date +%H:%M:%S.%N | cut -c1-12)] $*"; }
@@ -170,7 +185,7 @@ topo_up() {
 	topo_down
 	rm -rf "$B"
 	mkdir -p "$B"
-	hosts="$CLIENTS $SERVERS"
+	hosts="$CLIENTS $SERVERS $FANHOSTS"
 	[ "$s" = tcp-notlp ] && tlp=0
 	# fuso1, fuso3: net.mptcp.fuso=1 or 3 alone, on the default
 	# scheduler (which then sends FUSO's new data within the windows)
@@ -372,7 +387,7 @@ loss_set() {
 counters() { # FILE: every host's nstat counters and the servers' egress bytes
 	local k t
 	{
-	for k in $CLIENTS $SERVERS; do
+	for k in $CLIENTS $SERVERS $FANHOSTS; do
 		nsx "h$k" nstat -asz | awk -v h="h$k" 'NR > 1 && $1 !~ /^#/ { print h, $1, $2 }'
 		ntc "h$k" -s qdisc show dev eth0 | awk -v h="h$k" \
 			'/^qdisc netem 1:/ { getline; print h, "EgressBytes", $2; print h, "EgressPkts", $4; exit }'
@@ -494,6 +509,7 @@ run_scheme() {
 	fi
 	local servers=$SERVERS
 	[ "$fanout" != 0 ] && servers="2 3 4 5 6"
+	[ "$fanhosts" = 1 ] && servers=$FANHOSTS
 	for k in $servers; do
 		setsid -f ip netns exec "$P-h$k" "$TG" server -q -o "$d/srv-h$k.csv" \
 			$PORT_TCP $PORT_TCP2 $PORT_MPTCP:mptcp $PORT_BG
@@ -506,14 +522,17 @@ run_scheme() {
 	rm -f "$d"/*.ready "$d"/*.go
 	t0=$(date +%s.%N)
 	if [ "$fanout" != 0 ]; then
-		# incast: H1 asks every sender at once, one query at a time
+		# incast: H1 asks every sender at once, one query at a time;
+		# twice the connections to each server that a query needs
+		local nserv
+		nserv=$(echo $servers | wc -w)
 		for k in $servers; do
 			if [ "$k" -le 3 ]; then srv+=("10.1.$k.1:$port"); else srv+=("10.2.$k.1:$port"); fi
 		done
 		bind=10.1.1.1
 		[ "$mode" = mptcp ] && bind=10.1.1.128
 		nsx h1 "$TG" client -m "$mode" -b $bind -P $PORT_Q -n "$flows" -r 0 -s 65536 -f "$fanout" \
-			-c $((2 * ((fanout + 4) / 5))) -w 100000 -W 100 $join -g "$d/h1" -S "$seed" -o "$d/h1.csv" -t 3000 \
+			-c $((2 * ((fanout + nserv - 1) / nserv))) -w 100000 -W 100 $join -g "$d/h1" -S "$seed" -o "$d/h1.csv" -t 3000 \
 			"${srv[@]}" 2>"$d/h1.log" &
 		cpids+=($!)
 	else
@@ -643,10 +662,10 @@ run_bulk() {
 	return $rc
 }
 
-msg "condition: loss=$loss% ($lossmodel${lossat:+, from ${lossat%-*} to ${lossat#*-} s}) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout aqm=$aqm seed=$seed"
+msg "condition: loss=$loss% ($lossmodel${lossat:+, from ${lossat%-*} to ${lossat#*-} s}) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout${FANHOSTS:+ (a host each)} aqm=$aqm seed=$seed"
 {
-	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nlossat=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\naqm=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
-		"$schemes" "$loss" "$lossmodel" "$lossat" "$where" "$p1delay" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$aqm" "$bulk" "$seed" "$hashseed" \
+	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nlossat=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\nfanhosts=%s\naqm=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
+		"$schemes" "$loss" "$lossmodel" "$lossat" "$where" "$p1delay" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$fanhosts" "$aqm" "$bulk" "$seed" "$hashseed" \
 		"$(uname -r)" "$(cat /proc/cmdline | tr -s ' ' | cut -c1-400)"
 	echo "# path SCHEME CLIENT LOCAL REMOTE PATH_TO_SERVER PATH_TO_CLIENT: every connection and subflow after the warm-up"
 } >"$OUT/condition.txt"

@@ -468,6 +468,29 @@ class AnalyzeTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("fig4a/loss2/s2/tcp: 9 of 10 queries completed", r.stderr)
 
+    def test_fanhosts_senders(self):
+        # fanhosts=1: the incast's senders are H7 onward, and theirs is
+        # the egress that copies and extra bytes are shares of
+        def hosts(top):
+            for rep in (1, 2):
+                rd = os.path.join(top, "fig6", "fanout3", f"s{rep}")
+                with open(os.path.join(rd, "condition.txt"), "a") as f:
+                    f.write("fanhosts=1\n")
+                for sch in ("mptcp", "fuso3", "tcp"):
+                    for name, v in (("before", 1000), ("after", 301000)):
+                        with open(os.path.join(rd, sch, f"counters-{name}.txt"), "a") as f:
+                            for h in ("h7", "h8", "h9"):
+                                f.write(f"{h} EgressBytes {v}\n")
+        t = Tree(hosts)
+        try:
+            r = run(t.top)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rows = read_csv(t.path("summary.csv"))
+            self.assertAlmostEqual(float(self.row("6", "fanout3", "fuso3", rows=rows)["copy"]),
+                                   100 * 2 * 4 * 12000 / (2 * 3 * 300000), places=2)
+        finally:
+            t.close()
+
     def test_reduced_tree_kept(self):
         # the committed data (Documentation/bench/*.tar.xz) keeps only
         # queries.csv: analyze.py must fail on it, not replace it
