@@ -3,12 +3,27 @@
 
     analyze.py RESULTS_DIR [--no-plots] [--effect-check FIG/COND]
                [--effect-floor N] [--effect-table FIG/COND]
+               [--reduce FILE.tar.xz]
 
 Reads RESULTS_DIR/fig<F>/<COND>/s<SEED>/{condition.txt,SCHEME/...}: one
 directory s<SEED> per replication (one VM boot) of a condition.  Writes
 RESULTS_DIR/summary.csv, pairs.csv, summary.md, one fig*.png per
 experiment, and a queries.csv in every SCHEME directory (one line per
 query: client,id,size,start_us,fct_us,fanout,rto,timeout).
+
+The reduced form.  --reduce FILE.tar.xz, after an analysis without a
+problem, packs what the tables are made of and nothing else: every
+condition.txt, and per scheme queries.csv, counters-delta.txt (the
+counters that moved: "HOST COUNTER AFTER-MINUS-BEFORE"), copies.txt,
+cpu.txt, bulk.txt and the background's bg-h*.csv; deterministic (sorted,
+no times or owners).  analyze.py reads such a tree back: a scheme
+directory without the raw per-client files (h<N>.csv) is read from its
+queries.csv, and one without counters-before/after.txt from its
+counters-delta.txt, so unpacking FILE and running analyze.py on it
+writes the same summary.csv and pairs.csv again (Documentation/bench/
+holds the published runs in this form).  Without counters (the oldest
+committed data has queries.csv alone) the counter columns are blank and
+the counter checks are skipped.
 
 Fails (exit 1) when a scheme of a replication produced fewer queries than
 asked for, so that a broken scheme cannot hide in the averages, when a
@@ -53,7 +68,10 @@ counters (after minus before):
              duplicates; MPTCP options add ~1.4%); blank with background
              traffic
   copy       FUSO copy bytes (mptcp_fuso_recovery tracepoint), % of what
-             the senders sent
+             the senders sent (background flows included)
+  copy_mbps  the load the copies add, Mbit/s over all clients: copy bytes
+             per response byte times the offered query load (qload);
+             blank in the incast
   copies_pq  FUSO copies per query
   cpu_ratio  the guest's CPU seconds per 1000 queries, relative to MPTCP
              in the same replication (geometric mean over replications;
@@ -101,7 +119,7 @@ LABEL = {"tcp": "TCP (RACK-TLP)", "tcp-notlp": "TCP, no TLP", "dctcp": "DCTCP",
          "mptcp-window": "MPTCP, window scheduler",
          "fuso1": "FUSO sender (fuso=1)", "fuso3-paper": "FUSO as in the paper (fuso=3, rules 0)",
          "fuso3": "FUSO (fuso=3)", "repflow": "RepFlow", "proactive": "Proactive"}
-FIGS = ["2", "4a", "4c", "bursty", "dm", "5", "6", "7", "diag"]
+FIGS = ["2", "4a", "4c", "bursty", "dm", "load", "5", "6", "7", "diag"]
 SENDERS = ("h4", "h5", "h6")                    # who answers the queries
 INCAST_SENDERS = ("h2", "h3", "h4", "h5", "h6")  # ... in the incast
 WIRE = 1514.0 / 1448.0  # bytes on the wire per payload byte, full segments
@@ -121,13 +139,14 @@ COND_KEYS = ("schemes", "loss", "where", "lossmodel", "p1delay", "nsub", "iwsub"
 # settings that older results do not record, at the value they ran with
 COND_DEFAULTS = {"p1delay": "35"}
 COLS = ["fig", "cond", "scheme", "sizes", "loss", "where", "lossmodel", "nsub", "iwsub",
-        "bgload", "fanout", "dist", "size", "reps", "n", "mean", "p50", "p99", "p99_lo",
+        "qload", "bgload", "fanout", "dist", "size", "reps", "n", "mean", "p50", "p99", "p99_lo",
         "p99_hi", "p99.9", "over5", "rto_share", "rto_share_lo", "rto_share_hi", "rto",
-        "extra", "copy", "copies_pq", "cpu_ratio", "cpu_off", "cpu_user_off",
+        "extra", "copy", "copy_mbps", "copies_pq", "cpu_ratio", "cpu_off", "cpu_user_off",
         "cpu_user_off_lo", "cpu_user_off_hi", "bg_n", "bg_mean", "bg_p99",
         "fuso_recoveries", "rcv_push"]
 PAIR_COLS = ["fig", "cond", "sizes", "other", "reps", "ratio", "ratio_lo", "ratio_hi",
              "wins", "mean_ratio", "mean_ratio_lo", "mean_ratio_hi"]
+QUERY_COLS = ["client", "id", "size", "start_us", "fct_us", "fanout", "rto", "timeout"]
 BULK_COLS = ["fig", "cond", "scheme", "loss", "where", "reps", "mbps", "mbps_lo", "mbps_hi",
              "cpu_s_per_gb", "cpu_user_s_per_gb", "cpu_ratio", "cpu_off", "cpu_user_off",
              "cpu_user_off_lo", "cpu_user_off_hi", "copy"]
@@ -199,8 +218,11 @@ def senders(cond):
     return INCAST_SENDERS if incast(cond) else SENDERS
 
 
-def fig_key(cond):
-    """The x value of a condition within its experiment."""
+def fig_key(cond, fig=None):
+    """The x value of a condition within its experiment (the load series:
+    the query load in % of a client's 1 Gbit/s access link)."""
+    if fig == "load":
+        return num(cond, "qload", 10) / 30.0
     if num(cond, "bgload") > 0:
         return num(cond, "bgload")
     if incast(cond):
@@ -234,6 +256,7 @@ class Run:
         self.bg = np.zeros(0, dtype=np.int64)
         self.payload = 0       # response bytes the queries asked for
         self.delta = {}        # (host, counter) -> after - before
+        self.counted = False   # counters were read (raw or reduced)
         self.copies = None     # copies.txt, or None
         self.cpu = None        # cpu_s, or None
         self.cpu_user = None   # cpu_user_s, or None
@@ -297,7 +320,11 @@ def load_run(d, where, problems):
         return run
     srv = read_servers(d, where, problems)
     rows, bg = [], []
-    for name in sorted(os.listdir(d)):
+    names = sorted(os.listdir(d))
+    raw = any(re.fullmatch(r"h[0-9]\.csv", n) for n in names)
+    if not raw and "queries.csv" in names:
+        rows = read_queries(os.path.join(d, "queries.csv"), where, problems)
+    for name in names:
         m = re.fullmatch(r"h([0-9])\.csv", name)
         if m:
             client = int(m.group(1))
@@ -315,9 +342,14 @@ def load_run(d, where, problems):
         run.size, run.fct, run.timeout = a[:, 0], a[:, 1], a[:, 2]
         run.payload = sum(r[2] * r[5] for r in rows)
     run.bg = np.array(bg, dtype=np.int64)
-    before = read_counters(os.path.join(d, "counters-before.txt"))
-    after = read_counters(os.path.join(d, "counters-after.txt"))
-    run.delta = {k: v - before.get(k, 0) for k, v in after.items()}
+    if os.path.exists(os.path.join(d, "counters-after.txt")):
+        before = read_counters(os.path.join(d, "counters-before.txt"))
+        after = read_counters(os.path.join(d, "counters-after.txt"))
+        run.delta = {k: v - before.get(k, 0) for k, v in after.items()}
+        run.counted = True
+    elif os.path.exists(os.path.join(d, "counters-delta.txt")):
+        run.delta = read_counters(os.path.join(d, "counters-delta.txt"))
+        run.counted = True
     run.copies = read_pairs(os.path.join(d, "copies.txt"), int)
     cpu = read_pairs(os.path.join(d, "cpu.txt"), float)
     run.cpu = cpu.get("cpu_s") if cpu else None
@@ -326,10 +358,22 @@ def load_run(d, where, problems):
     return run
 
 
+def read_queries(path, where, problems):
+    """The rows of a reduced tree's queries.csv (write_queries' format)."""
+    rows = []
+    with open(path) as f:
+        for ln, r in enumerate(csv.DictReader(f), 2):
+            try:
+                rows.append(tuple(int(r[k]) for k in QUERY_COLS))
+            except (KeyError, TypeError, ValueError):
+                problems.append(f"{where}: line {ln} of queries.csv unreadable: {r}")
+    return rows
+
+
 def write_queries(d, run):
     with open(os.path.join(d, "queries.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["client", "id", "size", "start_us", "fct_us", "fanout", "rto", "timeout"])
+        w.writerow(QUERY_COLS)
         w.writerows(run.rows)
 
 
@@ -338,7 +382,7 @@ def sanity(sch, run, cond):
     p = []
     if run.copies and run.copies.get("trace_lost", 0):
         p.append("the tracepoint lost events (trace_lost 1): copies and copy bytes are short")
-    if not run.n:
+    if not run.n or not run.counted:
         return p
     fuso = sch.startswith("fuso")
     rec = run.counter("MPTcpExtFusoRecovery")
@@ -366,7 +410,7 @@ class Cond:
 
     @property
     def x(self):
-        return fig_key(self.cond)
+        return fig_key(self.cond, self.fig)
 
 
 def find_conds(top, problems, only=None):
@@ -540,7 +584,8 @@ def scheme_rows(c, sch):
     R = len(runs)
     cond = c.cond
     base = {"fig": c.fig, "cond": c.name, "scheme": sch, "x": c.x, "reps": R}
-    for k in ("loss", "where", "lossmodel", "nsub", "iwsub", "bgload", "fanout", "dist", "size"):
+    for k in ("loss", "where", "lossmodel", "nsub", "iwsub", "qload", "bgload", "fanout", "dist",
+              "size"):
         base[k] = cond.get(k, "")
     rows = []
     for sizes, lo, hi, _ in SIZES:
@@ -586,6 +631,12 @@ def costs(c, sch, runs, n):
     ce = sum(run.counter("EgressBytes", hosts) for run in cr)
     if ce > 0:
         s["copy"] = 100.0 * sum(run.copies["copy_bytes"] for run in cr) / ce
+    cp = sum(run.payload for run in cr)
+    if cp > 0 and not incast(c.cond):
+        # the copies' rate at the offered query load (qload Mbit/s of
+        # responses): what FUSO adds to the network
+        s["copy_mbps"] = num(c.cond, "qload", 10) * \
+            sum(run.copies["copy_bytes"] for run in cr) / cp
     cn = sum(run.n for run in cr)
     if cn:
         s["copies_pq"] = sum(run.copies.get("copies", 0) for run in cr) / cn
@@ -716,22 +767,23 @@ def write_md(path, rows, pairs, conds):
                 "rto_share = % of queries that waited for a retransmission timeout (client's or "
                 "server's, query >= 5 ms); rto = timeouts per 100 queries; over5 = % of queries "
                 "over 5 ms; extra = % of sender bytes beyond payload+headers; copy = FUSO copy "
-                "bytes, % of sender bytes; cpu = CPU per query relative to MPTCP; cpu off = user-mode "
+                "bytes, % of sender bytes; copy Mb/s = the load the copies add at the offered query "
+                "load; cpu = CPU per query relative to MPTCP; cpu off = user-mode "
                 "CPU per query relative to the same scheduler with FUSO off (95% interval)\n")
         for fig in figs:
             fr = [r for r in rows if r["fig"] == fig and r["sizes"] == "all"]
             bg = any(r.get("bg_n") for r in fr)
             f.write(f"\n### Fig {fig}\n\n| condition | scheme | reps | n | mean | p50 | p99 | "
-                    "p99.9 | over5 | rto_share | rto | extra | copy | cpu | cpu off |" +
+                    "p99.9 | over5 | rto_share | rto | extra | copy | copy Mb/s | cpu | cpu off |" +
                     (" bg n | bg mean | bg p99 |" if bg else "") +
-                    "\n|---|---|" + "---:|" * (13 + 3 * bg) + "\n")
+                    "\n|---|---|" + "---:|" * (14 + 3 * bg) + "\n")
             for r in fr:
                 f.write(f"| {r['cond']} | {r['scheme']} | {r['reps']} | {r['n']} | "
                         f"{fmt(r.get('mean'))} | {fmt(r.get('p50'))} | {ci(r, 'p99')} | "
                         f"{fmt(r.get('p99.9'))} | {fmt(r.get('over5'), 1)} | "
                         f"{ci(r, 'rto_share', 1)} | {fmt(r.get('rto'))} | "
                         f"{fmt(r.get('extra'), 1)} | {fmt(r.get('copy'), 1)} | "
-                        f"{fmt(r.get('cpu_ratio'))} | {ci(r, 'cpu_user_off', 3)} |" +
+                        f"{fmt(r.get('copy_mbps'), 2)} | {fmt(r.get('cpu_ratio'))} | {ci(r, 'cpu_user_off', 3)} |" +
                         (f" {fmt(r.get('bg_n'))} | {fmt(r.get('bg_mean'))} | "
                          f"{fmt(r.get('bg_p99'))} |" if bg else "") + "\n")
         # the paper's view: one metric, conditions down, schemes across
@@ -822,6 +874,52 @@ def effect_check(top, fc, floor):
     return bad
 
 
+# what the reduced form keeps of a scheme directory besides queries.csv
+# and counters-delta.txt (the docstring at the top)
+REDUCED_FILES = re.compile(r"(copies|cpu|bulk)\.txt|bg-h[0-9]+\.csv")
+
+
+def reduce_tree(top, conds, path):
+    """Write the reduced form of the analysed tree TOP to PATH (.tar.xz),
+    through a temporary file so that a failure leaves no partial archive."""
+    import io
+    import tarfile
+
+    def add(tf, name, data):
+        ti = tarfile.TarInfo(name)
+        ti.size, ti.mode = len(data), 0o644
+        tf.addfile(ti, io.BytesIO(data))
+
+    tmp = path + ".tmp"
+    try:
+        with tarfile.open(tmp, "w:xz") as tf:
+            for c in conds:
+                for s in c.seeds:
+                    rel = os.path.join("fig" + c.fig, c.name, s)
+                    with open(os.path.join(top, rel, "condition.txt"), "rb") as f:
+                        add(tf, os.path.join(rel, "condition.txt"), f.read())
+                    for sch in c.schemes:
+                        d = os.path.join(rel, sch)
+                        run = c.runs[(s, sch)]
+                        names = sorted(os.listdir(os.path.join(top, d)))
+                        for n in names:
+                            if n == "queries.csv" or REDUCED_FILES.fullmatch(n):
+                                with open(os.path.join(top, d, n), "rb") as f:
+                                    add(tf, os.path.join(d, n), f.read())
+                        if run.counted:
+                            lines = [f"{h} {k} {v}\n" for (h, k), v in sorted(run.delta.items())
+                                     if v]
+                            add(tf, os.path.join(d, "counters-delta.txt"),
+                                "".join(lines).encode())
+        os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        die(f"--reduce: cannot write {path}: {e}")
+    print(f"analyze.py: the reduced form of {top} is in {path} "
+          f"({os.path.getsize(path)} bytes)", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(prog="analyze.py", description="Summarise a FUSO benchmark run.")
     ap.add_argument("top", metavar="RESULTS_DIR")
@@ -829,10 +927,13 @@ def main():
     ap.add_argument("--effect-check", metavar="FIG/COND")
     ap.add_argument("--effect-floor", metavar="N", type=int, default=15)
     ap.add_argument("--effect-table", metavar="FIG/COND")
+    ap.add_argument("--reduce", metavar="FILE.tar.xz")
     a = ap.parse_args()
     top = a.top
     if not os.path.isdir(top):
         die(f"no results directory {top}")
+    if a.reduce and not a.reduce.endswith(".tar.xz"):
+        die(f"--reduce: {a.reduce}: the archive's name must end in .tar.xz")
     if a.effect_table:
         print("seed mptcp_slow fuso3_slow")
         for s, m, f in slow_counts(top, parse_fc(a.effect_table), []):
@@ -888,6 +989,8 @@ def main():
             (f"; the effect check failed in {bad} replication(s)" if bad else ""))
     if bad:
         die(f"the effect check on fig{fc[0]}/{fc[1]} failed in {bad} replication(s) (above)")
+    if a.reduce:
+        reduce_tree(top, conds, a.reduce)
     nrep = sum(len(c.seeds) for c in conds)
     nrun = sum(len(c.seeds) * len(c.schemes) for c in conds)
     print(f"analyze.py: {nrun} scheme runs in {nrep} replications of {len(conds)} conditions, "
@@ -936,6 +1039,9 @@ def make_plots(top, rows):
         "4c": ("loss rate on the access links of H4-H6 (%)", loss),
         "bursty": ("loss rate (%), bursty losses", loss),
         "dm": ("loss rate (%), data-mining sizes", loss),
+        "load": ("query load (% of a client's access link), 2% loss on path 1",
+                 [("p99", "99th pct FCT (ms)"), ("mean", "mean FCT (ms)"),
+                  ("copy", "FUSO copy bytes (% of sent)")]),
         "5": ("background load", [("mean", "mean FCT (ms)"), ("p99", "99th pct FCT (ms)"),
                                   ("copy", "FUSO copy bytes (% of sent)")]),
         "6": ("incast fanout", [("mean", "mean query completion (ms)"),

@@ -16,12 +16,15 @@
 #                1000), 10 replications; estimated at about 16 hours on
 #                2 cores, 12 of them Fig 5 (FULL=1 FIGS=4a,4c: about 4)
 #   --fig LIST   only these experiments, e.g. "4a,7" (default: the
-#                default plan below, which leaves out 5 and diag; all of
-#                2 4a 4c bursty dm bulk 5 6 7 diag with --full).  bursty:
+#                default plan below, without load, 5 and diag; all of
+#                2 4a 4c bursty dm bulk load 5 6 7 diag with --full).  bursty:
 #                Gilbert-Elliott loss on path 1;
 #                dm: the data-mining workload, loss on path 1; diag: 4a
 #                with a 16-segment window on every MPTCP subflow (not in
-#                the paper); bulk: an unmodified iperf3 made MPTCP with
+#                the paper); load: Fig 4a at 2 % with the query load at
+#                1/3 (the default 10 Mbit/s), 10, 30 and 50 % of each
+#                client's 1 Gbit/s access link (only with --full or
+#                --fig); bulk: an unmodified iperf3 made MPTCP with
 #                mptcpize over two lossy paths, throughput and CPU per
 #                byte with FUSO off and on; cost: FUSO's CPU cost, bulk and
 #                Fig 4a at 0 and 1-2 % loss, each FUSO scheme against its
@@ -50,8 +53,9 @@
 # Results: DIR/fig<F>/<cond>/s<SEED>/ per replication (condition.txt with
 # every connection's path, <scheme>/ with per-query CSVs, server records,
 # counters, cpu.txt); DIR/summary.csv, summary.md, pairs.csv, bulk.csv,
-# bulk.md and fig*.png from scripts/bench/analyze.py.  Progress, with an estimate of the time left,
-# goes to stderr.
+# bulk.md and fig*.png from scripts/bench/analyze.py, and DIR/data.tar.xz,
+# the run's reduced form (per-query CSVs, counter deltas; analyze.py reads
+# it back).  Progress, with an estimate of the time left, goes to stderr.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -90,8 +94,8 @@ done
 [ "$jobs_n" -ge 1 ] || die "bench: --jobs must be at least 1"
 [ "$seed" -ge 1 ] || die "bench: --seed must be at least 1"
 for f in $figs; do
-	case "$f" in 2|4a|4c|5|6|7|diag|bursty|dm|bulk|effect|cost) ;;
-	*) die "bench: unknown experiment '$f' (want 2 4a 4c bursty dm bulk 5 6 7 diag effect cost)" ;;
+	case "$f" in 2|4a|4c|5|6|7|diag|bursty|dm|bulk|load|effect|cost) ;;
+	*) die "bench: unknown experiment '$f' (want 2 4a 4c bursty dm bulk load 5 6 7 diag effect cost)" ;;
 	esac
 done
 
@@ -130,7 +134,7 @@ plan() {
 		return
 	fi
 	local all=$figs
-	[ -n "$all" ] || all="2 4a 4c bursty dm bulk 5 6 7 diag"
+	[ -n "$all" ] || all="2 4a 4c bursty dm bulk load 5 6 7 diag"
 	# Fig 5: 1000 queries per load (its background makes it the most
 	# expensive experiment), more only when --flows asks for more
 	local fl5=1000
@@ -164,6 +168,12 @@ plan() {
 		# unmodified iperf3 through mptcpize, 5 s, loss on paths 1 and 2
 		bulk) for l in $([ -n "$full" ] && echo 0 0.5 1 2 || echo 0 1); do
 			echo "bulk loss$l loss=$l where=p12 bulk=5 schemes=mptcp,mptcp-window,fuso3"
+		   done ;;
+		# the query load itself (qload: Mbit/s over the three
+		# clients, so 30 is 1 % of each one's access link)
+		load) [ -n "$full" ] || [ -n "$figs" ] || continue
+		   for l in 10 300 900 1500; do
+			echo "load qload$l loss=2 where=p1 qload=$l flows=$flows"
 		   done ;;
 		5) [ -n "$full" ] || [ -n "$figs" ] || continue
 		   for l in 0.1 0.3 0.5 0.7 0.9; do
@@ -350,8 +360,10 @@ while [ "$running" -gt 0 ]; do
 done
 log "bench: all runs took $(($(date +%s) - t_start)) s ($failed failed)"
 
-aargs=()
-[ -n "$quick" ] && aargs=(--effect-check 4c/loss2)
+# the reduced form (analyze.py --reduce) is what Documentation/bench/
+# keeps of a published run: analyze.py reads it back into the same tables
+aargs=(--reduce "$out/data.tar.xz")
+[ -n "$quick" ] && aargs+=(--effect-check 4c/loss2)
 /usr/bin/python3 "$TOP/scripts/bench/analyze.py" "$out" "${aargs[@]}" || die "bench: the analysis or a check failed (above)"
 [ "$failed" = 0 ] || die "bench: $failed run(s) failed (logs above)"
-log "bench: summary in $out/summary.md and summary.csv, FUSO against the others in $out/pairs.csv, plots in $out/*.png"
+log "bench: summary in $out/summary.md and summary.csv, FUSO against the others in $out/pairs.csv, plots in $out/*.png, the reduced form in $out/data.tar.xz"
