@@ -70,7 +70,7 @@ cmd_series() { # OUTDIR
 	cover_letter "$out/0000-cover-letter.patch"
 	log "wrote $(ls "$out"/*.patch | grep -vc "/0000-cover-letter\\.patch$") git am-able patches and a cover letter to $out"
 	net_series "$work" "$out/net"
-	# 700 MB that nothing reads again: make series makes it anew
+	# a sparse tree of about 660 MB that nothing reads again: make series makes it anew
 	git_q -C "$BASE_DIR" worktree remove --force "$work" ||
 		die "could not remove the worktree $work"
 }
