@@ -113,12 +113,12 @@ import sys
 import numpy as np
 
 SCHEMES = ["tcp", "tcp-notlp", "dctcp", "tcp-prr", "mptcp", "mptcp-window", "fuso1",
-           "fuso3-paper", "fuso3", "repflow", "proactive"]
+           "fuso3-paper", "fuso3", "fuso3-dctcp", "repflow", "proactive"]
 LABEL = {"tcp": "TCP (RACK-TLP)", "tcp-notlp": "TCP, no TLP", "dctcp": "DCTCP",
          "tcp-prr": "TCP, repaths after a timeout (PRR)", "mptcp": "MPTCP",
          "mptcp-window": "MPTCP, window scheduler",
          "fuso1": "FUSO sender (fuso=1)", "fuso3-paper": "FUSO as in the paper (fuso=3, rules 0)",
-         "fuso3": "FUSO (fuso=3)", "repflow": "RepFlow", "proactive": "Proactive"}
+         "fuso3": "FUSO (fuso=3)", "fuso3-dctcp": "FUSO on DCTCP subflows", "repflow": "RepFlow", "proactive": "Proactive"}
 FIGS = ["2", "4a", "4c", "bursty", "dm", "load", "5", "6", "7", "diag"]
 SENDERS = ("h4", "h5", "h6")                    # who answers the queries
 INCAST_SENDERS = ("h2", "h3", "h4", "h5", "h6")  # ... in the incast
@@ -549,9 +549,10 @@ def off_scheme(sch):
 
     FUSO's sender pushes new data as the window scheduler does, on the
     default scheduler too (patch 0011), so every FUSO scheme's
-    counterpart is mptcp-window.
+    counterpart is mptcp-window (whose subflows run Cubic: none for
+    fuso3-dctcp).
     """
-    if sch.startswith("fuso"):
+    if sch.startswith("fuso") and not sch.endswith("-dctcp"):
         return "mptcp-window"
     return None
 
@@ -1005,7 +1006,7 @@ def make_plots(top, rows):
     style = {"tcp": ("tab:blue", "o"), "tcp-notlp": ("tab:cyan", "v"),
              "dctcp": ("tab:olive", "<"), "tcp-prr": ("tab:pink", ">"),
              "mptcp": ("tab:green", "s"), "fuso1": ("tab:orange", "^"),
-             "fuso3": ("tab:red", "D"), "repflow": ("tab:purple", "x"),
+             "fuso3": ("tab:red", "D"), "fuso3-dctcp": ("tab:gray", "d"), "repflow": ("tab:purple", "x"),
              "proactive": ("tab:brown", "+")}
 
     def line(ax, pts, sch, label, ls="-"):

@@ -251,6 +251,12 @@ for line in "${conds[@]}"; do
 	done
 done
 log "bench: ${#conds[@]} conditions x $reps replication(s) = ${#jobs_l[@]} runs (seeds $seed..$((seed + reps - 1))), $jobs_n VM(s) at a time, results in $out"
+# The time, before it starts: SEC_PER_W seconds of one core per weight
+# unit, measured on the load experiment (Documentation/benchmark.md, "The
+# query load": 384 000 units in 1 462 s with 2 VMs on 2 cores)
+SEC_PER_W=0.0076
+log "bench: estimated $(awk -v w="$total_w" -v k="$SEC_PER_W" -v j="$jobs_n" -v c="$(nproc)" \
+	'BEGIN { n = j < c ? j : c; printf "%.0f", w * k / n / 60 }') min on $(nproc) cores (the estimate is refined as the runs end)"
 
 # CPU cost: each guest runs in its own cpuacct cgroup (v1), and a watcher
 # reads the cgroup's CPU time when the guest marks the start and the end

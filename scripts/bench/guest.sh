@@ -11,7 +11,9 @@
 # Keys (defaults in brackets):
 #   schemes   schemes to run, in order, separated by commas or spaces [tcp tcp-notlp dctcp
 #             tcp-prr mptcp mptcp-window fuso1 fuso3-paper fuso3 repflow proactive];
-#             for experiments also fuso3-r<RULES>-<SCHEDULER> (see topo_up)
+#             fuso3-dctcp: FUSO whose subflows run DCTCP (every host's
+#             default, as for dctcp); for experiments also
+#             fuso3-r<RULES>-<SCHEDULER> (see topo_up)
 #   loss      loss in percent [0]; with lossmodel=blackhole the share of
 #             the connections that lose every packet
 #   lossmodel random (iptables, independent drops), gemodel (netem
@@ -193,10 +195,12 @@ topo_up() {
 	# the paper's sender (fuso_rules=0) on the default scheduler;
 	# mptcp-window: MPTCP with the window-bounded scheduler.  For
 	# experiments, FUSO's settings can be spelled out: fuso3-r0-window,
-	# fuso3-r15-default ...
+	# fuso3-r15-default ...; fuso3-dctcp: fuso3 in a data center that
+	# runs DCTCP (every host's default, so every subflow's)
 	case "$s" in
 	fuso[13]) fuso=${s#fuso} ;;
 	fuso[13]-paper) fuso=${s:4:1} rules=0 ;;
+	fuso[13]-dctcp) fuso=${s:4:1} cc=dctcp ;;
 	fuso[13]-r*-default|fuso[13]-r*-window)
 		fuso=${s:4:1} rules=${s#fuso?-r} rules=${rules%-*} sched=${s##*-} ;;
 	mptcp-window) sched=window ;;
@@ -677,7 +681,7 @@ in_range() {
 bad=0
 for s in $schemes; do
 	case "$s" in
-	tcp|tcp-notlp|dctcp|tcp-prr|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|repflow|proactive) ;;
+	tcp|tcp-notlp|dctcp|tcp-prr|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|fuso[13]-dctcp|repflow|proactive) ;;
 	fuso[13]-r*-default|fuso[13]-r*-window)
 		num=${s#fuso?-r} num=${num%-*}
 		in_range "$num" 127 || fail "unknown scheme '$s' (fuso_rules 0..127)" ;;
