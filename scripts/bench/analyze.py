@@ -113,12 +113,14 @@ import sys
 import numpy as np
 
 SCHEMES = ["tcp", "tcp-notlp", "dctcp", "tcp-prr", "mptcp", "mptcp-window", "fuso1",
-           "fuso3-paper", "fuso3", "fuso3-dctcp", "repflow", "proactive"]
+           "fuso3-paper", "fuso3", "fuso3-dctcp", "repflow", "proactive", "repflow-dctcp",
+           "proactive-dctcp"]
 LABEL = {"tcp": "TCP (RACK-TLP)", "tcp-notlp": "TCP, no TLP", "dctcp": "DCTCP",
          "tcp-prr": "TCP, repaths after a timeout (PRR)", "mptcp": "MPTCP",
          "mptcp-window": "MPTCP, window scheduler",
          "fuso1": "FUSO sender (fuso=1)", "fuso3-paper": "FUSO as in the paper (fuso=3, rules 0)",
-         "fuso3": "FUSO (fuso=3)", "fuso3-dctcp": "FUSO on DCTCP subflows", "repflow": "RepFlow", "proactive": "Proactive"}
+         "fuso3": "FUSO (fuso=3)", "fuso3-dctcp": "FUSO on DCTCP subflows", "repflow": "RepFlow", "proactive": "Proactive",
+         "repflow-dctcp": "RepFlow on DCTCP", "proactive-dctcp": "Proactive on DCTCP"}
 FIGS = ["2", "4a", "4c", "bursty", "dm", "load", "5", "6", "7", "diag"]
 SENDERS = ("h4", "h5", "h6")                    # who answers the queries
 INCAST_SENDERS = ("h2", "h3", "h4", "h5", "h6")  # ... in the incast
@@ -394,7 +396,7 @@ def sanity(sch, run, cond):
     if sch == "tcp-notlp" and probes:
         p.append(f"TLP is off but {probes} loss probes were sent")
     extra = run.extra(cond)
-    if sch in ("proactive", "repflow") and extra is not None and extra < 30:
+    if sch.startswith(("proactive", "repflow")) and extra is not None and extra < 30:
         p.append(f"only {extra:.1f}% extra bytes: the duplicates are missing")
     return p
 
@@ -1007,7 +1009,8 @@ def make_plots(top, rows):
              "dctcp": ("tab:olive", "<"), "tcp-prr": ("tab:pink", ">"),
              "mptcp": ("tab:green", "s"), "fuso1": ("tab:orange", "^"),
              "fuso3": ("tab:red", "D"), "fuso3-dctcp": ("tab:gray", "d"), "repflow": ("tab:purple", "x"),
-             "proactive": ("tab:brown", "+")}
+             "proactive": ("tab:brown", "+"), "repflow-dctcp": ("tab:purple", "1"),
+             "proactive-dctcp": ("tab:brown", "2")}
 
     def line(ax, pts, sch, label, ls="-"):
         """pts: (x, y, lo, hi); the bootstrap interval as error bars."""

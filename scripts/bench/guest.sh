@@ -11,8 +11,9 @@
 # Keys (defaults in brackets):
 #   schemes   schemes to run, in order, separated by commas or spaces [tcp tcp-notlp dctcp
 #             tcp-prr mptcp mptcp-window fuso1 fuso3-paper fuso3 repflow proactive];
-#             fuso3-dctcp: FUSO whose subflows run DCTCP (every host's
-#             default, as for dctcp); for experiments also
+#             fuso3-dctcp, repflow-dctcp, proactive-dctcp: the scheme
+#             on DCTCP (every host's default, as for dctcp); for
+#             experiments also
 #             fuso3-r<RULES>-<SCHEDULER> (see topo_up)
 #   loss      loss in percent [0]; with lossmodel=blackhole the share of
 #             the connections that lose every packet
@@ -209,6 +210,8 @@ topo_up() {
 	# (below)
 	dctcp) cc=dctcp ;;
 	tcp-prr) hashpol=1 ;;
+	# RepFlow and Proactive in a data center that runs DCTCP
+	repflow-dctcp|proactive-dctcp) cc=dctcp ;;
 	esac
 	for n in t1 t2 $(printf 'h%s ' $hosts); do
 		echo "netns add $P-$n" >>"$B/root.ip"
@@ -296,7 +299,7 @@ topo_up() {
 			net.ipv4.ip_local_port_range="40000 60999" || return 1
 	done
 	case "$s" in
-	proactive)
+	proactive|proactive-dctcp)
 		# every data packet of the query connections leaves twice, in
 		# both directions, on every host that sends: the requests
 		# (16 bytes, with PSH) and the responses (full segments, and
@@ -500,7 +503,7 @@ run_scheme() {
 	topo_up "$s" || fail "$s: testbed setup failed"
 	case "$s" in
 	mptcp*|fuso*) mode=mptcp port=$PORT_MPTCP ;;
-	repflow) mode=repflow port=$PORT_TCP ;;
+	repflow|repflow-dctcp) mode=repflow port=$PORT_TCP ;;
 	*) mode=tcp port=$PORT_TCP ;;
 	esac
 	if [ ! -f "$OUT/rtt.txt" ]; then
@@ -681,7 +684,7 @@ in_range() {
 bad=0
 for s in $schemes; do
 	case "$s" in
-	tcp|tcp-notlp|dctcp|tcp-prr|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|fuso[13]-dctcp|repflow|proactive) ;;
+	tcp|tcp-notlp|dctcp|tcp-prr|mptcp|mptcp-window|fuso[13]|fuso[13]-paper|fuso[13]-dctcp|repflow|proactive|repflow-dctcp|proactive-dctcp) ;;
 	fuso[13]-r*-default|fuso[13]-r*-window)
 		num=${s#fuso?-r} num=${num%-*}
 		in_range "$num" 127 || fail "unknown scheme '$s' (fuso_rules 0..127)" ;;

@@ -706,7 +706,7 @@ class AnalyzeTest(unittest.TestCase):
         for sch, off in (("fuso3", "mptcp-window"), ("fuso1", "mptcp-window"),
                          ("fuso3-paper", "mptcp-window"), ("fuso3-r15-window", "mptcp-window"),
                          ("fuso3-r0-default", "mptcp-window"), ("mptcp", None), ("tcp", None),
-                         ("repflow", None), ("fuso3-dctcp", None)):
+                         ("repflow", None), ("fuso3-dctcp", None), ("repflow-dctcp", None)):
             self.assertEqual(analyze.off_scheme(sch), off, sch)
 
 
