@@ -73,12 +73,12 @@ deb: deps
 demo:
 	$(S)/demo.sh
 
-## bench         the paper's testbed experiments, every scheme, 3 seeded replications
-##               with 95 % intervals (about 45 min); QUICK=1: the CI size; FULL=1: the
-##               published size (hours).  Options: FIGS=4a,7  FLOWS=1000  REPS=3  SEED=1
-##               JOBS=2  OUT=build/bench/results
-bench: kernel-uml
-	$(S)/bench/bench.sh $(if $(QUICK),--quick) $(if $(FULL),--full) $(if $(FIGS),--fig $(FIGS)) \
+## bench         the paper's testbed, the headline comparison: every scheme, 10 seeded
+##               replications with 95 % intervals (about 45 min); QUICK=1: the CI size;
+##               FULL=1: every point (hours); DRY=1: the plan and its estimated time only.
+##               Options: FIGS=4a,7  FLOWS=1000  REPS=10  SEED=1  JOBS=2  OUT=build/bench/results
+bench: $(if $(DRY),,kernel-uml)
+	$(S)/bench/bench.sh $(if $(DRY),--dry-run) $(if $(QUICK),--quick) $(if $(FULL),--full) $(if $(FIGS),--fig $(FIGS)) \
 		$(if $(FLOWS),--flows $(FLOWS)) $(if $(REPS),--reps $(REPS)) $(if $(SEED),--seed $(SEED)) \
 		$(if $(JOBS),--jobs $(JOBS)) $(if $(OUT),--out $(OUT))
 

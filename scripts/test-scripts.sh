@@ -116,6 +116,12 @@ expect "bench --out on a file" 1 'is not a directory' \
 	"$TOP/scripts/bench/bench.sh" --out "$T/results/precious"
 expect "bench --reps without a value" 1 'bench: --reps needs a value' \
 	"$TOP/scripts/bench/bench.sh" --reps
+expect "bench --dry-run: the plan and its time, without a kernel" 0 'estimated [0-9]+ min' \
+	"$TOP/scripts/bench/bench.sh" --dry-run
+check "... the default plan: 10 replications of the headline comparison" \
+	grep -q 'x 10 replication' "$T/err"
+check "... bursty loss among them" grep -q '^bursty loss2 loss=2 lossmodel=gemodel' "$T/out"
+check "... and nothing was run" test ! -e "$BUILD/bench/results"
 
 # --- veth-cost: the same for its --out, and its numbers (no VM started) ---
 expect "veth-cost --out on someone else's directory" 1 'was not made by veth-cost' \

@@ -4,20 +4,28 @@
 # UML with virtual time, over seeded, paired replications.
 #
 #   bench.sh [--quick|--full] [--fig LIST] [--flows N] [--reps R]
-#            [--seed N] [--jobs N] [--out DIR]
+#            [--seed N] [--jobs N] [--out DIR] [--dry-run]
 #
+#   (none)       the default plan (make bench): the headline comparison,
+#                every scheme, 10 replications of 1000 queries: Fig 4a
+#                at 2 % loss on path 1 (and at 0 %: TCP, DCTCP, MPTCP on
+#                both schedulers and FUSO), Fig 4c at 1 % on the access
+#                links, bursty loss at 2 %, a 30-sender incast of 30
+#                queries, and bulk at 1 % (MPTCP on both schedulers and
+#                FUSO); estimated at 41 minutes on 2 cores
 #   --quick      the CI size (make bench QUICK=1): Fig 4a at 2 % loss
 #                with 100 queries per scheme, one small incast, and the
 #                effect check (Fig 4c at 2 %, MPTCP and FUSO, 1000
 #                queries: FUSO must have at most half of MPTCP's queries
 #                over the 5 ms minimum RTO); one replication
-#   --full       the size of the published tables (make bench FULL=1):
-#                every point of every experiment, 3000 queries (Fig 5:
-#                1000), 10 replications; estimated at about 16 hours on
-#                2 cores, 12 of them Fig 5 (FULL=1 FIGS=4a,4c: about 4)
-#   --fig LIST   only these experiments, e.g. "4a,7" (default: the
-#                default plan below, without load, 5 and diag; all of
-#                2 4a 4c bursty dm bulk load 5 6 7 diag with --full).  bursty:
+#   --full       every point of every experiment (make bench FULL=1),
+#                3000 queries (Fig 5: 1000), 10 replications; estimated
+#                at about 18 hours on 2 cores, 12 of them Fig 5 (FULL=1
+#                FIGS=4a,4c: about 5)
+#   --fig LIST   only these experiments, e.g. "4a,7", each at fewer
+#                points than with --full (load, 5 and diag only with
+#                --full or --fig; all of 2 4a 4c bursty dm bulk load 5 6
+#                7 diag with --full).  bursty:
 #                Gilbert-Elliott loss on path 1;
 #                dm: the data-mining workload, loss on path 1; diag: 4a
 #                with a 16-segment window on every MPTCP subflow (not in
@@ -34,7 +42,7 @@
 #                bursty, dm, diag (default 1000, --full 3000); Fig 5 runs
 #                1000 (N if --flows asks for more), Fig 6 N/100 per
 #                fanout, Fig 2 N
-#   --reps R     replications per point (default 3, --full 10): each a
+#   --reps R     replications per point (default 10, --quick 1): each a
 #                fresh boot with its own seed, all schemes of a
 #                replication on the same seed
 #   --seed N     the first replication's seed (default 1); replication r
@@ -49,6 +57,8 @@
 #   --out DIR    results directory (default build/bench/results); a
 #                non-empty DIR is only reused if an earlier run of this
 #                script made it
+#   --dry-run    print the plan (one condition per line, as --plan reads
+#                it) and the estimated time, and run nothing
 #
 # Results: DIR/fig<F>/<cond>/s<SEED>/ per replication (condition.txt with
 # every connection's path, <scheme>/ with per-query CSVs, server records,
@@ -60,9 +70,11 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 
 quick= full= figs= flows= reps= seed=1 jobs_n=$(jobs) out=$BUILD/bench/results flows_set= planfile=
+dry=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
+	--dry-run) dry=1 ;;
 	--full) full=1 ;;
 	--fig|--flows|--reps|--seed|--jobs|--out|--plan)
 		[ $# -ge 2 ] && [ -n "$2" ] || die "bench: $1 needs a value (see --help)"
@@ -85,7 +97,7 @@ done
 [ -z "$planfile" ] || [ -f "$planfile" ] || die "bench: --plan: no file '$planfile'"
 [ -z "$planfile" ] || [ -z "$quick$full$figs" ] || die "bench: --plan excludes --quick, --full and --fig"
 : "${flows:=$([ -n "$full" ] && echo 3000 || echo 1000)}"
-: "${reps:=$([ -n "$full" ] && echo 10 || { [ -n "$quick" ] && echo 1 || echo 3; })}"
+: "${reps:=$([ -n "$quick" ] && echo 1 || echo 10)}"
 for v in "flows=$flows" "reps=$reps" "seed=$seed" "jobs=$jobs_n"; do
 	case "${v#*=}" in ''|*[!0-9]*) die "bench: --${v%%=*} wants a whole number, not '${v#*=}'" ;; esac
 done
@@ -99,32 +111,28 @@ for f in $figs; do
 	esac
 done
 
-# --out: refuse what this script did not make, before anything else
-[ ! -e "$out" ] || [ -d "$out" ] || die "bench: --out $out is not a directory"
-if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ] && [ ! -f "$out/.fuso-bench" ]; then
-	die "bench: --out $out exists and is not empty, and no earlier benchmark run made it: refusing to delete it (give a new or empty directory)"
-fi
-
-uml=$(obj_dir "$SRC" uml)/linux
-[ -x "$uml" ] || die "bench: no UML kernel at $uml (make kernel-uml)"
-TG=$BUILD/bench/fuso-tg
-mkdir -p "$BUILD/bench"
-# built aside and renamed into place: a benchmark already running from the
-# same build directory keeps executing the old file, never a half-written
-# one (a second run once failed a replication of the first that way:
-# "exec of fuso-tg failed: Permission denied")
-gcc -O2 -Wall -Wextra -o "$TG.$$" "$TOP/scripts/bench/fuso-tg.c" -lm -lpthread ||
-	{ rm -f "$TG.$$"; die "bench: building the traffic generator failed"; }
-mv -f "$TG.$$" "$TG" || die "bench: cannot put the traffic generator in place at $TG"
-
 # The plan: one line per condition, "FIG COND KEY=VALUE...".  The default
-# plan (Figs 2, 4a, 4c, bursty, dm, bulk, 6, 7 at fewer points; 3
-# replications) takes about 45 minutes on 2 cores; --full runs every
-# point (Fig 5 and diag only with --full or --fig).
+# plan is the headline comparison (10 replications, about 45 minutes on
+# 2 cores); --fig runs the experiments asked for at fewer points than
+# --full, which runs every point (Fig 5, load and diag only with --full
+# or --fig).
 plan() {
 	local l f s
 	if [ -n "$planfile" ]; then
 		grep -v '^[[:space:]]*\(#\|$\)' "$planfile"
+		return
+	fi
+	# every claim of the README's table over 10 replications in about
+	# 45 minutes: one point of each loss, the cost without loss against
+	# the schemes that pay nothing for it, an incast with enough queries
+	# that its p99 is not its slowest (30 a run, 300 in all), and bulk
+	if [ -z "$quick$figs$full" ]; then
+		echo "4a loss0 loss=0 where=p1 flows=$flows schemes=tcp,dctcp,mptcp,mptcp-window,fuso3"
+		echo "4a loss2 loss=2 where=p1 flows=$flows"
+		echo "4c loss1 loss=1 where=access flows=$flows"
+		echo "bursty loss2 loss=2 lossmodel=gemodel where=p1 flows=$flows"
+		echo "6 fanout30 fanout=30 flows=$(((flows * 3 + 99) / 100))"
+		echo "bulk loss1 loss=1 where=p12 bulk=5 schemes=mptcp,mptcp-window,fuso3"
 		return
 	fi
 	if [ -n "$quick" ]; then
@@ -149,9 +157,9 @@ plan() {
 					echo "2 size$((s / 1000))k-loss$l loss=$l where=access size=$s flows=$flows schemes=tcp,tcp-notlp"
 				done
 			done ;;
-		# the default plan's points are fewer than --full's, and make
-		# up for the eleven schemes (dctcp, tcp-prr and mptcp-window
-		# joined the eight in issue 40)
+		# --fig's points are fewer than --full's, and make up for the
+		# eleven schemes (dctcp, tcp-prr and mptcp-window joined the
+		# eight in issue 40)
 		4a) for l in $([ -n "$full" ] && echo 0 0.125 0.25 0.5 1 2 4 || echo 1 2 4); do
 			echo "4a loss$l loss=$l where=p1 flows=$flows"
 		    done ;;
@@ -222,23 +230,6 @@ weight() { # ARGS...
 	awk -v f="$fl" -v s="$sch" -v b="$bg" 'BEGIN { printf "%d", (200 + f * (1 + 20 * b)) * s }'
 }
 
-# The results directory: made here, or made by an earlier run (marker)
-mkdir -p "$out" || die "bench: cannot create $out"
-touch "$out/.fuso-bench"
-# one run at a time in a directory: the lock is held by this script and
-# inherited by its VMs, so a run whose script was killed still holds it
-# until its last VM is gone
-exec {lockfd}>>"$out/.fuso-bench"
-flock -n "$lockfd" || die "bench: another benchmark run is still writing to $out (or its VMs are still running)"
-find "$out" -mindepth 1 -maxdepth 1 ! -name .fuso-bench -exec rm -rf {} +
-out=$(cd "$out" && pwd)
-case "$out" in *[[:space:]]*) die "bench: --out must not contain white space ($out)" ;; esac
-# Every VM boots this run's own copy of the kernel: a rebuild during a
-# long run would otherwise give its later conditions another kernel
-# (and the copy records what was measured).
-cp "$uml" "$out/linux" || die "bench: cannot copy the kernel into $out"
-uml=$out/linux
-
 mapfile -t conds < <(plan)
 jobs_l=() total_w=0
 for line in "${conds[@]}"; do
@@ -257,6 +248,46 @@ log "bench: ${#conds[@]} conditions x $reps replication(s) = ${#jobs_l[@]} runs 
 SEC_PER_W=0.0076
 log "bench: estimated $(awk -v w="$total_w" -v k="$SEC_PER_W" -v j="$jobs_n" -v c="$(nproc)" \
 	'BEGIN { n = j < c ? j : c; printf "%.0f", w * k / n / 60 }') min on $(nproc) cores (the estimate is refined as the runs end)"
+
+if [ -n "$dry" ]; then
+	printf '%s\n' "${conds[@]}"
+	exit 0
+fi
+
+# --out: refuse what this script did not make, before it writes anything
+[ ! -e "$out" ] || [ -d "$out" ] || die "bench: --out $out is not a directory"
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ] && [ ! -f "$out/.fuso-bench" ]; then
+	die "bench: --out $out exists and is not empty, and no earlier benchmark run made it: refusing to delete it (give a new or empty directory)"
+fi
+
+uml=$(obj_dir "$SRC" uml)/linux
+[ -x "$uml" ] || die "bench: no UML kernel at $uml (make kernel-uml)"
+TG=$BUILD/bench/fuso-tg
+mkdir -p "$BUILD/bench"
+# built aside and renamed into place: a benchmark already running from the
+# same build directory keeps executing the old file, never a half-written
+# one (a second run once failed a replication of the first that way:
+# "exec of fuso-tg failed: Permission denied")
+gcc -O2 -Wall -Wextra -o "$TG.$$" "$TOP/scripts/bench/fuso-tg.c" -lm -lpthread ||
+	{ rm -f "$TG.$$"; die "bench: building the traffic generator failed"; }
+mv -f "$TG.$$" "$TG" || die "bench: cannot put the traffic generator in place at $TG"
+
+# The results directory: made here, or made by an earlier run (marker)
+mkdir -p "$out" || die "bench: cannot create $out"
+touch "$out/.fuso-bench"
+# one run at a time in a directory: the lock is held by this script and
+# inherited by its VMs, so a run whose script was killed still holds it
+# until its last VM is gone
+exec {lockfd}>>"$out/.fuso-bench"
+flock -n "$lockfd" || die "bench: another benchmark run is still writing to $out (or its VMs are still running)"
+find "$out" -mindepth 1 -maxdepth 1 ! -name .fuso-bench -exec rm -rf {} +
+out=$(cd "$out" && pwd)
+case "$out" in *[[:space:]]*) die "bench: --out must not contain white space ($out)" ;; esac
+# Every VM boots this run's own copy of the kernel: a rebuild during a
+# long run would otherwise give its later conditions another kernel
+# (and the copy records what was measured).
+cp "$uml" "$out/linux" || die "bench: cannot copy the kernel into $out"
+uml=$out/linux
 
 # CPU cost: each guest runs in its own cpuacct cgroup (v1), and a watcher
 # reads the cgroup's CPU time when the guest marks the start and the end

@@ -9,11 +9,11 @@
 #   guest.sh OUT KEY=VALUE...
 #
 # Keys (defaults in brackets):
-#   schemes   schemes to run, in order, separated by commas or spaces [tcp tcp-notlp dctcp
-#             tcp-prr mptcp mptcp-window fuso1 fuso3-paper fuso3 repflow proactive];
-#             fuso3-dctcp, repflow-dctcp, proactive-dctcp: the scheme
-#             on DCTCP (every host's default, as for dctcp); for
-#             experiments also
+#   schemes   schemes to run, in order, separated by commas or spaces
+#             [tcp tcp-notlp dctcp tcp-prr mptcp mptcp-window fuso1
+#             fuso3-paper fuso3 repflow proactive]; also fuso3-dctcp,
+#             repflow-dctcp and proactive-dctcp (the scheme on DCTCP,
+#             every host's default, as for dctcp) and, for experiments,
 #             fuso3-r<RULES>-<SCHEDULER> (see topo_up)
 #   loss      loss in percent [0]; with lossmodel=blackhole the share of
 #             the connections that lose every packet
