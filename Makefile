@@ -13,7 +13,7 @@ S := scripts
 
 .PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug kernel-kcsan selftests \
 	demo quickstart test test-full test-debug test-kcsan kunit series export check vm-help clean \
-	distclean bench deb soak
+	distclean bench bench-tables deb soak
 
 all: deps build quickstart
 
@@ -81,6 +81,11 @@ bench: $(if $(DRY),,kernel-uml)
 	$(S)/bench/bench.sh $(if $(DRY),--dry-run) $(if $(QUICK),--quick) $(if $(FULL),--full) $(if $(FIGS),--fig $(FIGS)) \
 		$(if $(FLOWS),--flows $(FLOWS)) $(if $(REPS),--reps $(REPS)) $(if $(SEED),--seed $(SEED)) \
 		$(if $(JOBS),--jobs $(JOBS)) $(if $(OUT),--out $(OUT))
+
+## bench-tables  Documentation/bench's summary.csv, summary.md, pairs.csv and figures
+##               again, by analyze.py from the published runs' committed data
+bench-tables:
+	$(S)/bench/published.sh
 
 ## test          the whole suite (CI runs it): the UML kernel and fuso.sh, the fault
 ##               suite, KUnit, the quickstart and the benchmark's checks on it; the

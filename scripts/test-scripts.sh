@@ -134,6 +134,24 @@ expect "veth-cost --rounds not a number" 1 'rounds wants a whole number' \
 expect "veth-cost --modes without 0 first" 1 'modes wants 0 and then' \
 	"$TOP/scripts/bench/veth-cost.sh" --modes "3 0"
 
+# --- published.sh: a table that is not the data's, a condition in two runs ---
+expect "published.sh with an unknown option" 1 'usage: published.sh' \
+	"$TOP/scripts/bench/published.sh" --bogus
+mkdir -p "$T/pub"
+cp "$TOP/Documentation/bench/incast-hosts-40.tar.xz" "$T/pub/a.tar.xz"
+cp "$T/pub/a.tar.xz" "$T/pub/b.tar.xz"
+expect "published.sh: a condition in two runs" 1 'fig6/[a-z0-9-]+ is in b and in an earlier run' \
+	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS="a b" "$TOP/scripts/bench/published.sh" --check
+expect "published.sh: a missing run" 1 "no $T/pub/c.tar.xz" \
+	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS="a c" "$TOP/scripts/bench/published.sh" --check
+expect "published.sh writes the tables" 0 'wrote summary.csv' \
+	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS=a FUSO_PUBLISHED_FIGS= "$TOP/scripts/bench/published.sh"
+expect "published.sh --check passes on them" 0 'are the published runs. own' \
+	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS=a "$TOP/scripts/bench/published.sh" --check
+sed -i '2s/,[0-9.]*,/,9.99,/' "$T/pub/pairs.csv"
+expect "published.sh --check fails on a changed pairs.csv" 1 'pairs.csv is not analyze.py.s output' \
+	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS=a "$TOP/scripts/bench/published.sh" --check
+
 # --- base tree: BASE_PKG_VERSION, KSRC checked before copying, no lost work ---
 # shellcheck disable=SC2016
 check "BASE_PKG_VERSION can be overridden" \

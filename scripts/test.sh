@@ -373,7 +373,9 @@ run() {
 		done
 		;;
 	# The benchmark's analysis on a fixture (join, sender sets, intervals,
-	# pairs, the effect check); make bench QUICK=1: every scheme produces
+	# pairs, the effect check); the published tables are analyze.py's
+	# output over the published runs' data (published.sh --check);
+	# make bench QUICK=1: every scheme produces
 	# results, and FUSO has at most half of MPTCP's queries over the
 	# minimum RTO (the effect check: Fig 4c at 2 %, seed 1, MPTCP at
 	# least 15 such queries); the same seed gives the same per-query
@@ -384,6 +386,7 @@ run() {
 	# by a normal approximation (Documentation/benchmark.md).
 	bench)
 		step bench-analyze /usr/bin/python3 "$TOP/scripts/bench/test_analyze.py"
+		step bench-published "$TOP/scripts/bench/published.sh" --check
 		step bench-quick "$TOP/scripts/bench/bench.sh" --quick --out "$BUILD/bench/quick"
 		step bench-repeat bench_repeat
 		;;

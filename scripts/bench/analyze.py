@@ -212,6 +212,26 @@ def incast(cond):
     return num(cond, "fanout") > 0
 
 
+# What a condition of a figure varies (its x) and the settings its curve
+# holds fixed; a condition with another setting (a blackhole, loss on the
+# ACKs only, a host per incast sender) goes into the tables, not the plot,
+# where it would stand as a point of the figure's curve.
+PLOT_FIXED = {"4a": {"where": "p1", "lossmodel": "random"},
+              "4c": {"where": "access", "lossmodel": "random"},
+              "bursty": {"where": "p1", "lossmodel": "gemodel"},
+              "dm": {"where": "p1", "lossmodel": "random"},
+              "6": {"fanhosts": "0"}}
+PLOT_DEFAULTS = {"lossat": "", "aqm": "red", "fanhosts": "0", "p1delay": "35", "nsub": "4"}
+
+
+def plotted(fig, cond):
+    """Whether a condition is a point of its figure's curve."""
+    want = dict(PLOT_DEFAULTS, **PLOT_FIXED.get(fig, {}))
+    if fig == "7":
+        del want["nsub"]
+    return all(cond.get(k, PLOT_DEFAULTS.get(k, v)) == v for k, v in want.items())
+
+
 def senders(cond):
     """The hosts whose egress carries the answers (guest.sh: with
     fanhosts=1 the incast's senders are H7 onward, one per sender)."""
@@ -983,7 +1003,8 @@ def main():
         write_md(os.path.join(top, "summary.md"), rows, pairs, conds)
         print(open(os.path.join(top, "summary.md")).read())
     if rows and not a.no_plots:
-        make_plots(top, rows)
+        conds_by = {(c.fig, c.name): c.cond for c in conds}
+        make_plots(top, [r for r in rows if plotted(r["fig"], conds_by[(r["fig"], r["cond"])])])
     bad = effect_check(top, fc, a.effect_floor) if fc else 0
     if problems:
         for p in problems:
@@ -1007,7 +1028,8 @@ def make_plots(top, rows):
 
     style = {"tcp": ("tab:blue", "o"), "tcp-notlp": ("tab:cyan", "v"),
              "dctcp": ("tab:olive", "<"), "tcp-prr": ("tab:pink", ">"),
-             "mptcp": ("tab:green", "s"), "fuso1": ("tab:orange", "^"),
+             "mptcp": ("tab:green", "s"), "mptcp-window": ("darkgreen", "p"),
+             "fuso1": ("tab:orange", "^"), "fuso3-paper": ("salmon", "h"),
              "fuso3": ("tab:red", "D"), "fuso3-dctcp": ("tab:gray", "d"), "repflow": ("tab:purple", "x"),
              "proactive": ("tab:brown", "+"), "repflow-dctcp": ("tab:purple", "1"),
              "proactive-dctcp": ("tab:brown", "2")}

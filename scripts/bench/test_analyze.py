@@ -709,6 +709,27 @@ class AnalyzeTest(unittest.TestCase):
                          ("repflow", None), ("fuso3-dctcp", None), ("repflow-dctcp", None)):
             self.assertEqual(analyze.off_scheme(sch), off, sch)
 
+    def test_plotted(self):
+        """A figure plots only the conditions of its own curve: the loss
+        models, loss on the ACKs and a host per incast sender stay out."""
+        sys.path.insert(0, HERE)
+        import analyze
+        base = {"loss": "2", "where": "p1", "lossmodel": "random", "lossat": "",
+                "aqm": "red", "fanhosts": "0", "p1delay": "35", "nsub": "4"}
+        for fig, change, want in (("4a", {}, True), ("4a", {"lossat": "10-20"}, False),
+                                  ("4a", {"lossmodel": "blackhole"}, False),
+                                  ("4a", {"where": "p1up"}, False),
+                                  ("4a", {"lossmodel": "gemodel"}, False),
+                                  ("bursty", {"lossmodel": "gemodel"}, True),
+                                  ("4c", {"where": "access"}, True), ("4c", {}, False),
+                                  ("6", {"fanhosts": "1"}, False), ("6", {}, True),
+                                  ("6", {"aqm": "droptail"}, False),
+                                  ("7", {"nsub": "8"}, True), ("4a", {"nsub": "8"}, False),
+                                  ("load", {}, True), ("5", {}, True)):
+            self.assertEqual(analyze.plotted(fig, dict(base, **change)), want, (fig, change))
+        # older condition.txt files lack the newer keys: their defaults
+        self.assertTrue(analyze.plotted("4a", {"where": "p1", "lossmodel": "random"}))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,88 @@
+#!/bin/bash
+# The published tables, made again from the published data.
+#
+#   scripts/bench/published.sh [--check]
+#
+# Documentation/bench/summary.csv, summary.md and pairs.csv, and the
+# figures fig4a.png, fig4c.png, figbursty.png, figload.png and fig5.png,
+# are analyze.py's output over the runs in RUNS below, read back from
+# their committed reduced form (Documentation/bench/RUN.tar.xz; the
+# command and commit of each run are in Documentation/benchmark.md).
+# Each run's conditions are its own (no figure and condition is in two
+# runs; this script refuses a collision), so every ratio in pairs.csv
+# pairs the schemes of one boot.
+#
+# Without an option it writes those files into Documentation/bench.  With
+# --check it writes them into a temporary directory and fails when
+# summary.csv or pairs.csv differ from the committed ones (the CI's step
+# bench-published): the tables in the documents are the data's.
+# FUSO_PUBLISHED_DIR, FUSO_PUBLISHED_RUNS and FUSO_PUBLISHED_FIGS replace
+# the directory, the runs and the figures (scripts/test-scripts.sh checks
+# the failures with them).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
+
+# the runs behind the published tables (Documentation/benchmark.md):
+# headline-40: Figs 4a and 4c, bursty loss, every scheme, 10 seeds;
+# ackloss-40, lossmodels-40: loss the rules were not tuned on;
+# load-40: the query load; fig5-40: Fig 5; incast-hosts-40: a host per
+# incast sender.  Not here: loaddctcp-40 (FUSO on DCTCP under load: the
+# load series' conditions, another run) and results-17/36 (older kernels,
+# no per-query data).
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-40 ackloss-40 lossmodels-40 load-40 fig5-40 incast-hosts-40}
+FIGS=${FUSO_PUBLISHED_FIGS-fig4a.png fig4c.png figbursty.png figload.png fig5.png}
+
+die() { echo "published.sh: $*" >&2; exit 1; }
+
+check=
+case "${1:-}" in
+--check) check=1 ;;
+"") ;;
+*) die "usage: published.sh [--check]" ;;
+esac
+[ $# -le 1 ] || die "usage: published.sh [--check]"
+
+tmp=$(mktemp -d /tmp/fuso-published.XXXXXX) || die "cannot make a temporary directory"
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/all"
+for run in $RUNS; do
+	arc=$DOC/$run.tar.xz
+	[ -f "$arc" ] || die "no $arc (a published run's data)"
+	echo "published.sh: $run" >&2
+	mkdir "$tmp/$run"
+	tar -C "$tmp/$run" -xJf "$arc" || die "cannot unpack $arc"
+	for cdir in "$tmp/$run"/fig*/*/; do
+		cdir=${cdir%/}
+		fig=$(basename "$(dirname "$cdir")")
+		cond=$(basename "$cdir")
+		[ -e "$tmp/all/$fig/$cond" ] &&
+			die "$fig/$cond is in $run and in an earlier run of RUNS: a table must pair one run's boots"
+		mkdir -p "$tmp/all/$fig"
+		mv "$cdir" "$tmp/all/$fig/$cond"
+	done
+done
+
+echo "published.sh: analyze.py over $(find "$tmp/all" -mindepth 2 -maxdepth 2 -type d | wc -l) conditions" >&2
+(cd "$tmp" && /usr/bin/python3 "$TOP/scripts/bench/analyze.py" ${check:+--no-plots} "$tmp/all") \
+	>"$tmp/analyze.log" 2>&1 || { tail -20 "$tmp/analyze.log" >&2; die "analyze.py failed"; }
+tail -1 "$tmp/analyze.log" >&2
+
+if [ -n "$check" ]; then
+	bad=0
+	for f in summary.csv pairs.csv; do
+		if ! cmp -s "$tmp/all/$f" "$DOC/$f"; then
+			echo "published.sh: $DOC/$f is not analyze.py's output over the published runs:" >&2
+			diff "$DOC/$f" "$tmp/all/$f" | head -20 >&2
+			bad=1
+		fi
+	done
+	[ "$bad" = 0 ] || die "run scripts/bench/published.sh (without --check) and commit what it writes"
+	echo "published.sh: summary.csv and pairs.csv are the published runs' own" >&2
+	exit 0
+fi
+for f in summary.csv summary.md pairs.csv $FIGS; do
+	[ -f "$tmp/all/$f" ] || die "analyze.py wrote no $f"
+	cp "$tmp/all/$f" "$DOC/$f" || die "cannot write $DOC/$f"
+done
+echo "published.sh: wrote summary.csv, summary.md, pairs.csv${FIGS:+ and $FIGS} into $DOC" >&2
