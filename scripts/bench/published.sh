@@ -27,9 +27,10 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # headline-40: Figs 4a and 4c, bursty loss, every scheme, 10 seeds;
 # ackloss-40, lossmodels-40: loss the rules were not tuned on;
 # load-40: the query load; fig5-40: Fig 5; incast-hosts-40: a host per
-# incast sender.  Not here: loaddctcp-40 (FUSO on DCTCP under load: the
-# load series' conditions, another run) and results-17/36 (older kernels,
-# no per-query data).
+# incast sender.  Not here: loaddctcp-40 and dcvariants-40 (FUSO,
+# RepFlow and Proactive on DCTCP: the load series' and the headline run's
+# conditions in other runs) and results-17/36 (older kernels, no
+# per-query data).
 RUNS=${FUSO_PUBLISHED_RUNS:-headline-40 ackloss-40 lossmodels-40 load-40 fig5-40 incast-hosts-40}
 FIGS=${FUSO_PUBLISHED_FIGS-fig4a.png fig4c.png figbursty.png figload.png fig5.png}
 
