@@ -144,6 +144,9 @@ expect "published.sh: a condition in two runs" 1 'fig6/[a-z0-9-]+ is in b and in
 	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS="a b" "$TOP/scripts/bench/published.sh" --check
 expect "published.sh: a missing run" 1 "no $T/pub/c.tar.xz" \
 	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS="a c" "$TOP/scripts/bench/published.sh" --check
+tar -C "$T" -cJf "$T/pub/e.tar.xz" pub/a.tar.xz
+expect "published.sh: an archive without conditions" 1 'holds no fig./CONDITION directory' \
+	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS=e "$TOP/scripts/bench/published.sh" --check
 expect "published.sh writes the tables" 0 'wrote summary.csv' \
 	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS=a FUSO_PUBLISHED_FIGS= "$TOP/scripts/bench/published.sh"
 expect "published.sh --check passes on them" 0 'are the published runs. own' \

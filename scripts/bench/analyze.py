@@ -221,14 +221,14 @@ PLOT_FIXED = {"4a": {"where": "p1", "lossmodel": "random"},
               "bursty": {"where": "p1", "lossmodel": "gemodel"},
               "dm": {"where": "p1", "lossmodel": "random"},
               "6": {"fanhosts": "0"}}
-PLOT_DEFAULTS = {"lossat": "", "aqm": "red", "fanhosts": "0", "p1delay": "35", "nsub": "4"}
+PLOT_DEFAULTS = dict(COND_DEFAULTS, lossat="", aqm="red", fanhosts="0", nsub="4")
+PLOT_X = {"7": "nsub"}  # a figure whose x is one of the settings above
 
 
 def plotted(fig, cond):
     """Whether a condition is a point of its figure's curve."""
     want = dict(PLOT_DEFAULTS, **PLOT_FIXED.get(fig, {}))
-    if fig == "7":
-        del want["nsub"]
+    want.pop(PLOT_X.get(fig), None)
     return all(cond.get(k, PLOT_DEFAULTS.get(k, v)) == v for k, v in want.items())
 
 

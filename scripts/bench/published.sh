@@ -54,6 +54,7 @@ for run in $RUNS; do
 	mkdir "$tmp/$run"
 	tar -C "$tmp/$run" -xJf "$arc" || die "cannot unpack $arc"
 	for cdir in "$tmp/$run"/fig*/*/; do
+		[ -d "$cdir" ] || die "$arc holds no fig*/CONDITION directory (not a reduced run)"
 		cdir=${cdir%/}
 		fig=$(basename "$(dirname "$cdir")")
 		cond=$(basename "$cdir")
