@@ -122,6 +122,26 @@ check "... the default plan: 10 replications of the headline comparison" \
 	grep -q 'x 10 replication' "$T/err"
 check "... bursty loss among them" grep -q '^bursty loss2 loss=2 lossmodel=gemodel' "$T/out"
 check "... and nothing was run" test ! -e "$BUILD/bench/results"
+expect "bench --dry-run --fig ft: the fat-tree's point" 0 'estimated [0-9]+ min' \
+	"$TOP/scripts/bench/bench.sh" --dry-run --fig ft
+check "... on the fat-tree, lossy links between switches" \
+	grep -q '^ft h32-loss2 topo=fattree hpt=4 loss=2 lossy=2 where=fabric ' "$T/out"
+
+# --- guest.sh: a topology's settings are checked before anything is built
+# (tg=/bin/true: no traffic generator needed to refuse) ---
+expect "guest topo unknown" 1 "topo=fig3\|fattree, not 'ring'" \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true topo=ring
+expect "guest fattree with loss on path 1" 1 'topo=fattree loses only where=fabric' \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true topo=fattree loss=1 where=p1
+expect "guest fattree with an odd hpt" 1 'hpt must be 2, 4, 6 or 8' \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true topo=fattree hpt=3
+expect "guest fattree with more lossy links than it has" 1 'has 32 links between switches' \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true topo=fattree lossy=33 loss=1 where=fabric
+expect "guest fattree with an incast" 1 'query workload only' \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true topo=fattree fanout=10
+expect "guest fabric loss on Fig 3" 1 "where=p1\|p1up\|p12\|access, not 'fabric'" \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true where=fabric loss=1
+check "... and nothing was made" test ! -e "$T/g"
 
 # --- veth-cost: the same for its --out, and its numbers (no VM started) ---
 expect "veth-cost --out on someone else's directory" 1 'was not made by veth-cost' \

@@ -121,7 +121,7 @@ LABEL = {"tcp": "TCP (RACK-TLP)", "tcp-notlp": "TCP, no TLP", "dctcp": "DCTCP",
          "fuso1": "FUSO sender (fuso=1)", "fuso3-paper": "FUSO as in the paper (fuso=3, rules 0)",
          "fuso3": "FUSO (fuso=3)", "fuso3-dctcp": "FUSO on DCTCP subflows", "repflow": "RepFlow", "proactive": "Proactive",
          "repflow-dctcp": "RepFlow on DCTCP", "proactive-dctcp": "Proactive on DCTCP"}
-FIGS = ["2", "4a", "4c", "bursty", "dm", "load", "5", "6", "7", "diag"]
+FIGS = ["2", "4a", "4c", "bursty", "dm", "load", "5", "6", "7", "ft", "diag"]
 SENDERS = ("h4", "h5", "h6")                    # who answers the queries
 INCAST_SENDERS = ("h2", "h3", "h4", "h5", "h6")  # ... in the incast
 WIRE = 1514.0 / 1448.0  # bytes on the wire per payload byte, full segments
@@ -136,10 +136,10 @@ T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.
         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 # the settings that make a condition: every replication must agree on them
-COND_KEYS = ("schemes", "loss", "where", "lossmodel", "p1delay", "nsub", "iwsub", "flows", "qload",
-             "dist", "bgload", "fanout", "size", "bulk")
+COND_KEYS = ("schemes", "topo", "hpt", "lossy", "loss", "where", "lossmodel",
+             "p1delay", "nsub", "iwsub", "flows", "qload", "dist", "bgload", "fanout", "size", "bulk")
 # settings that older results do not record, at the value they ran with
-COND_DEFAULTS = {"p1delay": "35"}
+COND_DEFAULTS = {"p1delay": "35", "topo": "fig3"}
 COLS = ["fig", "cond", "scheme", "sizes", "loss", "where", "lossmodel", "nsub", "iwsub",
         "qload", "bgload", "fanout", "dist", "size", "reps", "n", "mean", "p50", "p99", "p99_lo",
         "p99_hi", "p99.9", "over5", "rto_share", "rto_share_lo", "rto_share_hi", "rto",
@@ -234,7 +234,11 @@ def plotted(fig, cond):
 
 def senders(cond):
     """The hosts whose egress carries the answers (guest.sh: with
-    fanhosts=1 the incast's senders are H7 onward, one per sender)."""
+    fanhosts=1 the incast's senders are H7 onward, one per sender; in
+    the fat-tree the second half of the hosts under each ToR)."""
+    if cond.get("topo") == "fattree":
+        hpt = int(num(cond, "hpt", 2))
+        return tuple("h%d" % k for k in range(1, 1 + 8 * hpt) if (k - 1) % hpt >= hpt // 2)
     if incast(cond) and num(cond, "fanhosts") > 0:
         return tuple("h%d" % k for k in range(7, 7 + int(num(cond, "fanout"))))
     return INCAST_SENDERS if incast(cond) else SENDERS
@@ -343,11 +347,11 @@ def load_run(d, where, problems):
     srv = read_servers(d, where, problems)
     rows, bg = [], []
     names = sorted(os.listdir(d))
-    raw = any(re.fullmatch(r"h[0-9]\.csv", n) for n in names)
+    raw = any(re.fullmatch(r"h[0-9]+\.csv", n) for n in names)
     if not raw and "queries.csv" in names:
         rows = read_queries(os.path.join(d, "queries.csv"), where, problems)
     for name in names:
-        m = re.fullmatch(r"h([0-9])\.csv", name)
+        m = re.fullmatch(r"h([0-9]+)\.csv", name)
         if m:
             client = int(m.group(1))
             for qid, size, start, fct, fanout, ports, rto_c in \
@@ -355,7 +359,7 @@ def load_run(d, where, problems):
                 rto = rto_c + sum(srv.get((client, p, qid), 0) for p in ports)
                 timeout = int(rto > 0 and fct >= MIN_RTO_US)
                 rows.append((client, qid, size, start, fct, fanout, rto, timeout))
-        elif re.fullmatch(r"bg-h([0-9])\.csv", name):
+        elif re.fullmatch(r"bg-h([0-9]+)\.csv", name):
             bg += [r[3] for r in read_flows(os.path.join(d, name), where, problems, False)]
     rows.sort(key=lambda r: (r[0], r[1]))
     run.rows = rows

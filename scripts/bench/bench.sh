@@ -19,19 +19,23 @@
 #                over the 5 ms minimum RTO); one replication
 #   --full       every point of every experiment (make bench FULL=1),
 #                3000 queries (Fig 5: 1000), 10 replications; estimated
-#                at about 22 hours on 2 cores, 15 of them Fig 5 (FULL=1
-#                FIGS=4a,4c: about 6)
+#                at about 29 hours on 2 cores, 15 of them Fig 5 and 7.5
+#                the fat-tree (FULL=1 FIGS=4a,4c: about 6)
 #   --fig LIST   only these experiments, e.g. "4a,7", each at fewer
-#                points than with --full (load, 5 and diag only with
+#                points than with --full (load, 5, ft and diag only with
 #                --full or --fig; all of 2 4a 4c bursty dm bulk load 5 6
-#                7 diag with --full).  bursty:
+#                7 ft diag with --full).  bursty:
 #                Gilbert-Elliott loss on path 1;
 #                dm: the data-mining workload, loss on path 1; diag: 4a
 #                with a 16-segment window on every MPTCP subflow (not in
 #                the paper); load: Fig 4a at 2 % with the query load at
 #                1/3 (the default 10 Mbit/s), 10, 30 and 50 % of each
 #                client's 1 Gbit/s access link (only with --full or
-#                --fig); bulk: an unmodified iperf3 made MPTCP with
+#                --fig); ft: the paper's §5.3 fat-tree (20 switches, 32
+#                hosts: guest.sh, topo=fattree) with 2 % loss on 2 of its
+#                32 links between switches, queries beside background
+#                flows, seven schemes (only with --full or --fig);
+#                bulk: an unmodified iperf3 made MPTCP with
 #                mptcpize over two lossy paths, throughput and CPU per
 #                byte with FUSO off and on; cost: FUSO's CPU cost, bulk and
 #                Fig 4a at 0 and 1-2 % loss, each FUSO scheme against its
@@ -105,8 +109,8 @@ done
 [ "$jobs_n" -ge 1 ] || die "bench: --jobs must be at least 1"
 [ "$seed" -ge 1 ] || die "bench: --seed must be at least 1"
 for f in $figs; do
-	case "$f" in 2|4a|4c|5|6|7|diag|bursty|dm|bulk|load|effect|cost) ;;
-	*) die "bench: unknown experiment '$f' (want 2 4a 4c bursty dm bulk load 5 6 7 diag effect cost)" ;;
+	case "$f" in 2|4a|4c|5|6|7|ft|diag|bursty|dm|bulk|load|effect|cost) ;;
+	*) die "bench: unknown experiment '$f' (want 2 4a 4c bursty dm bulk load 5 6 7 ft diag effect cost)" ;;
 	esac
 done
 
@@ -141,7 +145,7 @@ plan() {
 		return
 	fi
 	local all=$figs
-	[ -n "$all" ] || all="2 4a 4c bursty dm bulk load 5 6 7 diag"
+	[ -n "$all" ] || all="2 4a 4c bursty dm bulk load 5 6 7 ft diag"
 	# Fig 5: 1000 queries per load (its background makes it the most
 	# expensive experiment), more only when --flows asks for more
 	local fl5=1000
@@ -192,6 +196,18 @@ plan() {
 		7) for l in 1 2 4 8; do
 			echo "7 sub$l loss=2 where=p1 nsub=$l flows=$flows schemes=mptcp,fuso3"
 		   done ;;
+		# the paper's larger topology (§5.3, Fig 8), at 32 hosts
+		# (4 under each ToR) instead of 64, the largest that runs a
+		# point in about an hour: 2 % loss on 2 of the 32 links
+		# between switches (the paper: 5 % of the links), 8 subflows,
+		# queries at 5 % of each server's access link beside
+		# background flows at 20 % of each client's; the baselines a
+		# data center runs (seven schemes: setting up a scheme's 52
+		# namespaces and 512 connections costs about a minute)
+		ft) [ -n "$full" ] || [ -n "$figs" ] || continue
+		    for l in $([ -n "$full" ] && echo 0 1 2 4 || echo 2); do
+			echo "ft h32-loss$l topo=fattree hpt=4 loss=$l lossy=2 where=fabric nsub=8 qload=800 bgload=0.2 flows=$flows schemes=tcp,dctcp,tcp-prr,mptcp,fuso3,repflow,proactive"
+		    done ;;
 		# not in the paper: Fig 4a's 1% and 2% with an initial window of
 		# 16 on every subflow instead of 16/4, to separate what FUSO
 		# does from what upstream MPTCP's scheduling costs small flows
@@ -215,9 +231,11 @@ plan() {
 
 # Cost of a condition in "query-scheme" units, for the time estimate
 weight() { # ARGS...
-	local kv fl=300 sch=11 bg=0 fan=0 # guest.sh's default: eleven schemes
+	local kv fl=300 sch=11 bg=0 fan=0 set=200 ft= hpt=2 # guest.sh's default: eleven schemes
 	for kv in "$@"; do
 		case "$kv" in
+		topo=fattree) ft=1 ;;
+		hpt=*) hpt=${kv#*=} ;;
 		flows=*) fl=${kv#*=} ;;
 		schemes=*) sch=$(echo "${kv#*=}" | tr ',' ' ' | wc -w) ;;
 		bgload=*) bg=${kv#*=} ;;
@@ -226,7 +244,11 @@ weight() { # ARGS...
 		esac
 	done
 	[ "$fan" != 0 ] && fl=$((fl * fan))
-	awk -v f="$fl" -v s="$sch" -v b="$bg" 'BEGIN { printf "%d", (200 + f * (1 + 20 * b)) * s }'
+	# the fat-tree's setup, HPT hosts under each of its 8 ToRs: about
+	# 25 s of one core a scheme with 2, 100 with 8 (Documentation/
+	# benchmark.md, "The paper's larger topology")
+	[ -n "$ft" ] && set=$((1400 * hpt))
+	awk -v f="$fl" -v s="$sch" -v b="$bg" -v u="$set" 'BEGIN { printf "%d", (u + f * (1 + 20 * b)) * s }'
 }
 
 mapfile -t conds < <(plan)

@@ -30,7 +30,14 @@
 #             1 from the clients to the servers only: the requests and
 #             the ACKs of the responses), p12 (paths 1 and 2, both
 #             directions) or access (every access link of H4-H6, both
-#             directions; random loss only) [p1]
+#             directions; random loss only); with topo=fattree, fabric
+#             (LOSSY links between switches, both directions, random
+#             loss only) [p1]
+#   topo      fig3 (the paper's testbed, below) or fattree (its §5.3
+#             topology, below) [fig3]
+#   hpt       fattree: hosts per ToR, 2, 4, 6 or 8 (the paper: 8) [2]
+#   lossy     fattree: how many of the 32 links between switches are
+#             lossy (where=fabric), chosen by the seed [2]
 #   nsub      MPTCP subflows per connection [4]
 #   p1delay   propagation delay of path 1's ports in microseconds, each
 #             way [35, as on every port]: a topology whose path 1 is
@@ -77,16 +84,39 @@
 # Every connection has a fixed source port (fuso-tg -P): with the hash
 # seed, a replication puts the same TCP connection on the same path in
 # every TCP-based scheme (ECMP hashes the 5-tuple: see topo_up).
+#
+# topo=fattree: the switch fabric of the paper's §5.3 (Fig 8): 4 pods of 2
+# ToRs (e0-e7) and 2 aggregation switches (a0-a7), 4 spines (c0-c3); the
+# agg at position j (0 or 1) of every pod links to spines 2j and 2j+1,
+# every ToR to both aggs of its pod: 20 switches and 32 links between
+# them, 4 paths between pods, 2 within one.
+# HPT hosts under each ToR (the paper: 8, 64 in all): the first half are
+# clients, the others servers, and every client asks every server, round
+# robin, at QLOAD/N (N clients), over 2 persistent connections to each
+# (more when busy).  A host is one or the other because the in-kernel path
+# manager opens subflows from both ends: a server with a client's subflow
+# endpoints sent joins to its clients' ports, which have no listener,
+# and its refused attempts took the places its clients' joins needed
+# (MP_RST, connections short of their subflows).
+# Scaled from the paper's 10 Gbit/s hosts and 40 Gbit/s fabric: hosts at
+# 1 Gbit/s, links between switches at HPT/2 Gbit/s (the paper's 1:1
+# oversubscription at every ToR), every port as above (128 KB, marks from
+# 32 KB), 20 us each way per port: 240 us base RTT between pods, the
+# paper's.  Every switch hashes the 5-tuple with a seed of its own (as
+# switches do; one seed would polarize the tiers onto 2 of the 4 paths);
+# tcp-prr's ToRs hash the socket's hash (which moves after a timeout)
+# and its other switches the 5-tuple: a timeout moves a connection to the
+# other uplink of its ToR, with probability 1/2.
 set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
 schemes="tcp tcp-notlp dctcp tcp-prr mptcp mptcp-window fuso1 fuso3-paper fuso3 repflow proactive"
-loss=0 lossmodel=random lossat= where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 fanhosts=0 seed=1 bulk=0 trace= aqm=red
+topo=fig3 hpt=2 lossy=2 loss=0 lossmodel=random lossat= where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 fanhosts=0 seed=1 bulk=0 trace= aqm=red
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
 for kv in "$@"; do
 	case "$kv" in
-	schemes=*|loss=*|lossmodel=*|lossat=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|fanhosts=*|seed=*|bulk=*|tg=*|trace=*|aqm=*)
+	schemes=*|topo=*|hpt=*|lossy=*|loss=*|lossmodel=*|lossat=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|fanhosts=*|seed=*|bulk=*|tg=*|trace=*|aqm=*)
 		eval "${kv%%=*}=\${kv#*=}" ;;
 	*) echo "guest.sh: unknown setting '$kv'" >&2; exit 1 ;;
 	esac
@@ -96,7 +126,20 @@ TG=$tg
 [ -x "$TG" ] || { echo "guest.sh: no traffic generator at $TG (make bench builds it)" >&2; exit 1; }
 CDF=$HERE/$dist.cdf
 [ -f "$CDF" ] || { echo "guest.sh: no size distribution '$dist' ($CDF)" >&2; exit 1; }
-case "$where" in p1|p1up|p12|access) ;; *) echo "guest.sh: where=p1|p1up|p12|access, not '$where'" >&2; exit 1 ;; esac
+case "$topo" in
+fig3) case "$where" in p1|p1up|p12|access) ;; *) echo "guest.sh: where=p1|p1up|p12|access, not '$where'" >&2; exit 1 ;; esac ;;
+fattree)
+	case "$hpt" in 2|4|6|8) ;; *) echo "guest.sh: hpt must be 2, 4, 6 or 8, not '$hpt'" >&2; exit 1 ;; esac
+	case "$lossy" in ''|*[!0-9]*) echo "guest.sh: lossy must be a number of links" >&2; exit 1 ;; esac
+	[ "$lossy" -le 32 ] || { echo "guest.sh: the fat-tree has 32 links between switches, not $lossy" >&2; exit 1; }
+	[ "$loss" = 0 ] || [ "$where" = fabric ] ||
+		{ echo "guest.sh: topo=fattree loses only where=fabric, not '$where'" >&2; exit 1; }
+	[ "$lossmodel" = random ] && [ -z "$lossat" ] ||
+		{ echo "guest.sh: topo=fattree: random loss for the whole run only" >&2; exit 1; }
+	[ "$fanout" = 0 ] && [ "$bulk" = 0 ] && [ "$p1delay" = 35 ] && [ -z "$size" ] ||
+		{ echo "guest.sh: topo=fattree runs the query workload only (no fanout, bulk, p1delay or size)" >&2; exit 1; } ;;
+*) echo "guest.sh: topo=fig3|fattree, not '$topo'" >&2; exit 1 ;;
+esac
 case "$aqm" in red|droptail) ;; *) echo "guest.sh: aqm=red|droptail, not '$aqm'" >&2; exit 1 ;; esac
 case "$bulk" in ''|*[!0-9]*) echo "guest.sh: bulk must be a number of seconds" >&2; exit 1 ;; esac
 if [ "$bulk" != 0 ]; then
@@ -137,6 +180,50 @@ CLIENTS="1 2 3" SERVERS="4 5 6"
 # the incast's senders on hosts of their own (fanhosts=1): H7 onward
 FANHOSTS=
 [ "$fanhosts" = 1 ] && FANHOSTS=$(seq -s ' ' 7 $((6 + fanout)))
+# CONNS persistent connections from each client to each server; the
+# generators' seeds are SEED * SEEDX + the client (the background's
+# SEED * SEEDX + SEEDX / 2 + the client)
+SWITCHES="t1 t2" CONNS=5 SEEDX=10
+if [ "$topo" = fattree ]; then
+	CLIENTS= SERVERS= CONNS=2 SEEDX=1000
+	for ((k = 1; k <= 8 * hpt; k++)); do
+		if (((k - 1) % hpt < hpt / 2)); then CLIENTS+="$k "; else SERVERS+="$k "; fi
+	done
+	SWITCHES="c0 c1 c2 c3 $(printf 'a%s ' 0 1 2 3 4 5 6 7)$(printf 'e%s ' 0 1 2 3 4 5 6 7)"
+fi
+# every host once: the clients, the servers and the incast's own senders
+HOSTS=$(echo $CLIENTS $SERVERS $FANHOSTS | tr ' ' '\n' | sort -nu | tr '\n' ' ')
+# hnet K: NET, the /24 of host K (its address is .1, its ToR's .254, a
+# client's MPTCP addresses .128 onward); fattree: 10.POD.K, POD from 1.
+# A variable, not output: a subshell per call costs under UML
+hnet() {
+	if [ "$topo" = fattree ]; then NET=10.$(( ($1 - 1) / (2 * hpt) + 1 )).$1
+	elif [ "$1" -le 3 ]; then NET=10.1.$1
+	else NET=10.2.$1; fi
+}
+# the fat-tree's links between switches, "A DEV_A B DEV_B" (lower tier
+# first), numbered from 1 in this order: link L is 10.9.L.0/30, .1 on A
+FABRIC=
+if [ "$topo" = fattree ]; then
+	FABRIC=$(
+		for e in 0 1 2 3 4 5 6 7; do for j in 0 1; do
+			echo "e$e u$((2 * (e / 2) + j)) a$((2 * (e / 2) + j)) d$e"
+		done; done
+		for a in 0 1 2 3 4 5 6 7; do for j in 0 1; do
+			echo "a$a u$((2 * (a % 2) + j)) c$((2 * (a % 2) + j)) d$a"
+		done; done
+	)
+fi
+# where=fabric: the LOSSY lossy links, drawn by the seed
+LOSSY_LINKS=
+[ "$where" != fabric ] || [ "$loss" = 0 ] ||
+	LOSSY_LINKS=$(echo "$FABRIC" | awk -v s="$seed" 'BEGIN { srand(s) } { printf "%.9f\t%s\n", rand(), $0 }' |
+		sort -n | head -n "$lossy" | cut -f2)
+# is_client K: host K asks queries (and has MPTCP addresses)
+is_client() {
+	if [ "$topo" = fattree ]; then (((${1} - 1) % hpt < hpt / 2))
+	else [ "$1" -le 3 ]; fi
+}
 PORT_TCP=5001 PORT_TCP2=5002 PORT_MPTCP=5003 PORT_BG=6001
 
 msg() { echo "[bench $(date +%H:%M:%S.%N | cut -c1-12)] $*"; }
@@ -150,8 +237,8 @@ ntc() { local n=$1; shift; tc -n "$P-$n" "$@"; }
 # namespace): every process start is expensive under UML.
 B=/tmp/fb-batch
 
-# port NS DEV [DELAY]: the egress queue of a switch port: propagation
-# delay (DELAY us, default 35), then a 1 Gbit/s link with a 128 KB buffer
+# port NS DEV [DELAY [RATE]]: the egress queue of a switch port: propagation
+# delay (DELAY us, default 35), then a RATE (1gbit) link with a 128 KB buffer
 # that marks ECN from 32 KB (RED; packets that are not ECN-capable are
 # dropped there instead, as on a switch); with aqm=droptail the same
 # buffer without marks
@@ -161,15 +248,16 @@ port() {
 	[ "$aqm" = droptail ] && q="bfifo limit 131072"
 	cat >>"$B/$1.tc" <<-EOF
 	qdisc add dev $2 root handle 1: netem delay ${3:-35}us limit 10000
-	qdisc add dev $2 parent 1:1 handle 10: tbf rate 1gbit burst 3000 limit 200000
+	qdisc add dev $2 parent 1:1 handle 10: tbf rate ${4:-1gbit} burst 3000 limit 200000
 	qdisc add dev $2 parent 10:1 handle 20: $q
 	EOF
 }
 
-# nic NS DEV: a host's 1 Gbit/s NIC (no marking; the host's own queue)
+# nic NS DEV [DELAY]: a host's 1 Gbit/s NIC (no marking; the host's own
+# queue), propagation delay DELAY us (35)
 nic() {
 	cat >>"$B/$1.tc" <<-EOF
-	qdisc add dev $2 root handle 1: netem delay 35us limit 10000
+	qdisc add dev $2 root handle 1: netem delay ${3:-35}us limit 10000
 	qdisc add dev $2 parent 1:1 handle 10: tbf rate 1gbit burst 3000 limit 4000000
 	EOF
 }
@@ -184,11 +272,10 @@ topo_down() {
 
 # topo_up SCHEME
 topo_up() {
-	local s=$1 k t net tor p d fw hosts n ic tlp=3 fuso=0 sched=default rules= cc=cubic hashpol=3
+	local s=$1 k t net p n ic tlp=3 fuso=0 sched=default rules= cc=cubic hashpol=3 i hp sd
 	topo_down
 	rm -rf "$B"
 	mkdir -p "$B"
-	hosts="$CLIENTS $SERVERS $FANHOSTS"
 	[ "$s" = tcp-notlp ] && tlp=0
 	# fuso1, fuso3: net.mptcp.fuso=1 or 3 alone, on the default
 	# scheduler (which then sends FUSO's new data within the windows)
@@ -213,16 +300,118 @@ topo_up() {
 	# RepFlow and Proactive in a data center that runs DCTCP
 	repflow-dctcp|proactive-dctcp) cc=dctcp ;;
 	esac
-	for n in t1 t2 $(printf 'h%s ' $hosts); do
+	for n in $SWITCHES $(printf 'h%s ' $HOSTS); do
 		echo "netns add $P-$n" >>"$B/root.ip"
 		echo "link set lo up" >>"$B/$n.ip"
 	done
+	if [ "$topo" = fattree ]; then fabric_fattree; else fabric_fig3; fi
+	# hosts: routes, MPTCP addresses and limits.  Every MPTCP sender
+	# gives each subflow 16/nsub: routes to the clients' MPTCP
+	# addresses (NET.128/25) on every other host, and on a client a
+	# rule for what it sends from its own
+	ic=${iwsub:-$((16 / nsub))}
+	for k in $HOSTS; do
+		hnet "$k"
+		net=$NET
+		{
+			echo "route add 10.0.0.0/8 via $net.254 rto_min 5ms initcwnd 16"
+			echo "mptcp limits set subflows 8 add_addr_accepted 8"
+			for c in $CLIENTS; do
+				[ "$c" = "$k" ] && continue
+				hnet "$c"
+				echo "route add $NET.128/25 via $net.254 rto_min 5ms initcwnd $ic"
+			done
+			if is_client "$k"; then
+				# MPTCP: first subflow from .128, an endpoint per extra one
+				for ((n = 0; n < nsub; n++)); do
+					echo "addr add $net.$((128 + n))/24 dev eth0"
+					[ $n = 0 ] || echo "mptcp endpoint add $net.$((128 + n)) dev eth0 subflow"
+				done
+				echo "rule add from $net.128/25 table 100 pref 100"
+				echo "route add 10.0.0.0/8 via $net.254 rto_min 5ms initcwnd $ic table 100"
+			fi
+		} >>"$B/h$k.ip"
+	done
+	ip -b "$B/root.ip" || return 1
+	for n in $SWITCHES $(printf 'h%s ' $HOSTS); do
+		ip -n "$P-$n" -b "$B/$n.ip" || return 1
+		tc -n "$P-$n" -b "$B/$n.tc" || return 1
+	done
+	# ECMP on the 5-tuple, as a switch does: policy 3 with the fields
+	# 0x37 (addresses, protocol, ports) dissects every packet.  Policy
+	# 1 (tcp-prr) takes the hash a TCP socket stamps on its packets
+	# (veth keeps it), a random one that TCP draws anew after every
+	# timeout (net.core.txrehash, on by default): what a switch that
+	# hashes the IPv6 flow label sees of a Linux host, whose flow label
+	# is that hash (Protective ReRoute, SIGCOMM'23).  A connection
+	# leaves the lossy path, with probability 2/3, at each timeout.
+	# The fat-tree's switches each hash with a seed of their own, and
+	# policy 1 has none (it takes the socket's hash as it is): there
+	# only tcp-prr's ToRs take it (see the top)
+	i=0
+	for t in $SWITCHES; do
+		hp=$hashpol sd=$hashseed
+		if [ "$topo" = fattree ]; then
+			sd=$(( (hashseed + i * 2654435761) % 4294967296 ))
+			[ "${t:0:1}" = e ] || hp=3
+		fi
+		i=$((i + 1))
+		nsx $t sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+			net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=$hp \
+			net.ipv4.fib_multipath_hash_fields=0x0037 \
+			net.ipv4.fib_multipath_hash_seed=$sd || return 1
+	done
+	# a namespace other than the first may only choose an algorithm
+	# the first one allows (Cubic and Reno by default)
+	[ "$cc" = cubic ] || sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic $cc" ||
+		return 1
+	for k in $HOSTS; do
+		nsx "h$k" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+			net.ipv4.tcp_congestion_control=$cc net.ipv4.tcp_ecn=1 net.core.txrehash=1 \
+			net.mptcp.enabled=1 \
+			net.ipv4.tcp_early_retrans=$tlp net.mptcp.fuso=$fuso \
+			net.mptcp.scheduler=$sched ${rules:+net.mptcp.fuso_rules=$rules} \
+			net.ipv4.ip_local_port_range="40000 60999" || return 1
+	done
+	case "$s" in
+	proactive|proactive-dctcp)
+		# every data packet of the query connections leaves twice, in
+		# both directions, on every host that sends: the requests
+		# (16 bytes, with PSH) and the responses (full segments, and
+		# the last one with PSH).  Same 5-tuple, so same path.  Pure
+		# ACKs (at most 88 bytes with four SACK blocks, no PSH) are
+		# not duplicated.
+		for k in $HOSTS; do
+			hnet "$k"
+			nsx "h$k" nft -f - <<-EOF || return 1
+			table ip proactive {
+				chain out {
+					type filter hook output priority 0;
+					tcp sport $PORT_TCP ip length > 100 dup to $NET.254 device eth0
+					tcp sport $PORT_TCP tcp flags & psh == psh ip length <= 100 dup to $NET.254 device eth0
+					tcp dport $PORT_TCP ip length > 100 dup to $NET.254 device eth0
+					tcp dport $PORT_TCP tcp flags & psh == psh ip length <= 100 dup to $NET.254 device eth0
+				}
+			}
+			EOF
+		done
+		;;
+	esac
+	[ -n "$lossat" ] || loss_set on || return 1
+	return 0
+}
+
+# fabric_fig3: the paper's Fig 3 (see the top), as batch files
+fabric_fig3() {
+	local k tor p d
 	# access links
-	for k in $hosts; do
-		if [ "$k" -le 3 ]; then tor=t1 net=10.1.$k; else tor=t2 net=10.2.$k; fi
+	for k in $HOSTS; do
+		tor=t2
+		[ "$k" -le 3 ] && tor=t1
+		hnet "$k"
 		echo "link add eth0 netns $P-h$k type veth peer name h$k netns $P-$tor" >>"$B/root.ip"
-		printf 'addr add %s.1/24 dev eth0\nlink set eth0 up\n' "$net" >>"$B/h$k.ip"
-		printf 'addr add %s.254/24 dev h%s\nlink set h%s up\n' "$net" "$k" "$k" >>"$B/$tor.ip"
+		printf 'addr add %s.1/24 dev eth0\nlink set eth0 up\n' "$NET" >>"$B/h$k.ip"
+		printf 'addr add %s.254/24 dev h%s\nlink set h%s up\n' "$NET" "$k" "$k" >>"$B/$tor.ip"
 		nic "h$k" eth0
 		port "$tor" "h$k"
 	done
@@ -242,89 +431,58 @@ topo_up() {
 	done
 	echo "route add 10.2.0.0/16 nexthop via 10.9.1.2 dev p1 nexthop via 10.9.2.2 dev p2 nexthop via 10.9.3.2 dev p3" >>"$B/t1.ip"
 	echo "route add 10.1.0.0/16 nexthop via 10.9.1.1 dev p1 nexthop via 10.9.2.1 dev p2 nexthop via 10.9.3.1 dev p3" >>"$B/t2.ip"
-	# hosts: routes, MPTCP addresses and limits.  Every MPTCP sender
-	# gives each subflow 16/nsub: routes to the clients' MPTCP
-	# addresses (10.1.C.128/25) on every other host, and on a client a
-	# rule for what it sends from its own
-	ic=${iwsub:-$((16 / nsub))}
-	for k in $hosts; do
-		if [ "$k" -le 3 ]; then net=10.1.$k; else net=10.2.$k; fi
-		{
-			echo "route add 10.0.0.0/8 via $net.254 rto_min 5ms initcwnd 16"
-			echo "mptcp limits set subflows 8 add_addr_accepted 8"
-			for c in $CLIENTS; do
-				[ "$c" = "$k" ] ||
-					echo "route add 10.1.$c.128/25 via $net.254 rto_min 5ms initcwnd $ic"
+}
+
+# fabric_fattree: the paper's §5.3 fat-tree (see the top), as batch files
+fabric_fattree() {
+	local k e a c p L mac A DA Bs DB rate=$((hpt * 500))mbit d=20
+	# hosts under their ToR
+	for k in $HOSTS; do
+		e=$(((k - 1) / hpt))
+		hnet "$k"
+		echo "link add eth0 netns $P-h$k type veth peer name h$k netns $P-e$e" >>"$B/root.ip"
+		printf 'addr add %s.1/24 dev eth0\nlink set eth0 up\n' "$NET" >>"$B/h$k.ip"
+		printf 'addr add %s.254/24 dev h%s\nlink set h%s up\n' "$NET" "$k" "$k" >>"$B/e$e.ip"
+		nic "h$k" eth0 $d
+		port "e$e" "h$k" $d
+	done
+	# the links between switches, with static neighbours (a port's RED
+	# drops ARP, which is not ECN-capable, as it drops anything else)
+	L=0
+	while read -r A DA Bs DB; do
+		L=$((L + 1))
+		mac=$(printf '02:00:00:00:%02x' $L)
+		echo "link add $DA netns $P-$A address $mac:01 type veth peer name $DB netns $P-$Bs address $mac:02" >>"$B/root.ip"
+		printf 'addr add 10.9.%s.1/30 dev %s\nlink set %s up\n' $L "$DA" "$DA" >>"$B/$A.ip"
+		printf 'addr add 10.9.%s.2/30 dev %s\nlink set %s up\n' $L "$DB" "$DB" >>"$B/$Bs.ip"
+		printf 'neigh replace 10.9.%s.2 lladdr %s:02 dev %s nud permanent\n' $L "$mac" "$DA" >>"$B/$A.ip"
+		printf 'neigh replace 10.9.%s.1 lladdr %s:01 dev %s nud permanent\n' $L "$mac" "$DB" >>"$B/$Bs.ip"
+		port "$A" "$DA" $d $rate
+		port "$Bs" "$DB" $d $rate
+	done <<<"$FABRIC"
+	# routes (link numbers as FABRIC lists them): a ToR spreads what
+	# leaves it over its pod's two aggs; an agg reaches its pod's hosts
+	# through their ToR and spreads the rest over its two spines; a spine
+	# reaches a pod through the one agg it links to there
+	for e in 0 1 2 3 4 5 6 7; do
+		echo "route add 10.0.0.0/8 nexthop via 10.9.$((1 + 2 * e)).2 dev u$((2 * (e / 2))) nexthop via 10.9.$((2 + 2 * e)).2 dev u$((2 * (e / 2) + 1))" >>"$B/e$e.ip"
+	done
+	for a in 0 1 2 3 4 5 6 7; do
+		for e in $((2 * (a / 2))) $((2 * (a / 2) + 1)); do
+			for ((k = e * hpt + 1; k <= (e + 1) * hpt; k++)); do
+				hnet "$k"
+				echo "route add $NET.0/24 via 10.9.$((1 + 2 * e + a % 2)).1 dev d$e" >>"$B/a$a.ip"
 			done
-			if [ "$k" -le 3 ]; then
-				# MPTCP: first subflow from .128, an endpoint per extra one
-				for ((n = 0; n < nsub; n++)); do
-					echo "addr add $net.$((128 + n))/24 dev eth0"
-					[ $n = 0 ] || echo "mptcp endpoint add $net.$((128 + n)) dev eth0 subflow"
-				done
-				echo "rule add from $net.128/25 table 100 pref 100"
-				echo "route add 10.0.0.0/8 via $net.254 rto_min 5ms initcwnd $ic table 100"
-			fi
-		} >>"$B/h$k.ip"
-	done
-	ip -b "$B/root.ip" || return 1
-	for n in t1 t2 $(printf 'h%s ' $hosts); do
-		ip -n "$P-$n" -b "$B/$n.ip" || return 1
-		tc -n "$P-$n" -b "$B/$n.tc" || return 1
-	done
-	# ECMP on the 5-tuple, as a switch does: policy 3 with the fields
-	# 0x37 (addresses, protocol, ports) dissects every packet.  Policy
-	# 1 (tcp-prr) takes the hash a TCP socket stamps on its packets
-	# (veth keeps it), a random one that TCP draws anew after every
-	# timeout (net.core.txrehash, on by default): what a switch that
-	# hashes the IPv6 flow label sees of a Linux host, whose flow label
-	# is that hash (Protective ReRoute, SIGCOMM'23).  A connection
-	# leaves the lossy path, with probability 2/3, at each timeout.
-	for t in t1 t2; do
-		nsx $t sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=$hashpol \
-			net.ipv4.fib_multipath_hash_fields=0x0037 \
-			net.ipv4.fib_multipath_hash_seed=$hashseed || return 1
-	done
-	# a namespace other than the first may only choose an algorithm
-	# the first one allows (Cubic and Reno by default)
-	[ "$cc" = cubic ] || sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic $cc" ||
-		return 1
-	for k in $hosts; do
-		nsx "h$k" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			net.ipv4.tcp_congestion_control=$cc net.ipv4.tcp_ecn=1 net.core.txrehash=1 \
-			net.mptcp.enabled=1 \
-			net.ipv4.tcp_early_retrans=$tlp net.mptcp.fuso=$fuso \
-			net.mptcp.scheduler=$sched ${rules:+net.mptcp.fuso_rules=$rules} \
-			net.ipv4.ip_local_port_range="40000 60999" || return 1
-	done
-	case "$s" in
-	proactive|proactive-dctcp)
-		# every data packet of the query connections leaves twice, in
-		# both directions, on every host that sends: the requests
-		# (16 bytes, with PSH) and the responses (full segments, and
-		# the last one with PSH).  Same 5-tuple, so same path.  Pure
-		# ACKs (at most 88 bytes with four SACK blocks, no PSH) are
-		# not duplicated.
-		local gw
-		for k in $hosts; do
-			if [ "$k" -le 3 ]; then gw=10.1.$k.254; else gw=10.2.$k.254; fi
-			nsx "h$k" nft -f - <<-EOF || return 1
-			table ip proactive {
-				chain out {
-					type filter hook output priority 0;
-					tcp sport $PORT_TCP ip length > 100 dup to $gw device eth0
-					tcp sport $PORT_TCP tcp flags & psh == psh ip length <= 100 dup to $gw device eth0
-					tcp dport $PORT_TCP ip length > 100 dup to $gw device eth0
-					tcp dport $PORT_TCP tcp flags & psh == psh ip length <= 100 dup to $gw device eth0
-				}
-			}
-			EOF
 		done
-		;;
-	esac
-	[ -n "$lossat" ] || loss_set on || return 1
-	return 0
+		c=$((2 * (a % 2)))
+		echo "route add 10.0.0.0/8 nexthop via 10.9.$((17 + 2 * a)).2 dev u$c nexthop via 10.9.$((18 + 2 * a)).2 dev u$((c + 1))" >>"$B/a$a.ip"
+	done
+	for c in 0 1 2 3; do
+		for p in 0 1 2 3; do
+			a=$((2 * p + c / 2))
+			echo "route add 10.$((p + 1)).0.0/16 via 10.9.$((17 + 2 * a + c % 2)).1 dev d$a" >>"$B/c$c.ip"
+		done
+	done
 }
 
 # loss_set on|off: the condition's loss on the ports WHERE names (lossat:
@@ -342,6 +500,7 @@ loss_set() {
 	p1up) ports=("t1 p1") ;;
 	p12) ports=("t1 p1" "t2 p1" "t1 p2" "t2 p2") ;;
 	access) for k in $SERVERS; do ports+=("t2 h$k" "t2 -i h$k"); done ;;
+	fabric) while read -r k p gp d; do ports+=("$k $p" "$gp $d"); done <<<"$LOSSY_LINKS" ;;
 	esac
 	for p in "${ports[@]}"; do
 		# shellcheck disable=SC2086
@@ -394,7 +553,7 @@ loss_set() {
 counters() { # FILE: every host's nstat counters and the servers' egress bytes
 	local k t
 	{
-	for k in $CLIENTS $SERVERS $FANHOSTS; do
+	for k in $HOSTS; do
 		nsx "h$k" nstat -asz | awk -v h="h$k" 'NR > 1 && $1 !~ /^#/ { print h, $1, $2 }'
 		ntc "h$k" -s qdisc show dev eth0 | awk -v h="h$k" \
 			'/^qdisc netem 1:/ { getline; print h, "EgressBytes", $2; print h, "EgressPkts", $4; exit }'
@@ -402,7 +561,7 @@ counters() { # FILE: every host's nstat counters and the servers' egress bytes
 	# every switch port's RED queue, as TOR:PORT: packets marked CE,
 	# dropped by RED (those not ECN-capable: retransmissions, ACKs), and
 	# dropped at the 128 KB limit
-	for t in t1 t2; do
+	for t in $SWITCHES; do
 		ntc "$t" -s qdisc show | awk -v t="$t" '
 			/^qdisc / { d = ""; if ($2 == "red") for (i = 1; i < NF; i++) if ($i == "dev") d = $(i + 1) }
 			d != "" && $1 == "marked" {
@@ -507,11 +666,14 @@ run_scheme() {
 	*) mode=tcp port=$PORT_TCP ;;
 	esac
 	if [ ! -f "$OUT/rtt.txt" ]; then
-		# the testbed's base RTT, once per condition: H1 to H4 over
-		# whichever path ECMP picks for ICMP, small and full-size
+		# the testbed's base RTT, once per condition: H1 to H4 (the
+		# fat-tree: to the last host, in another pod) over whichever
+		# path ECMP picks for ICMP, small and full-size
+		hnet 4
+		[ "$topo" = fattree ] && hnet $((8 * hpt))
 		{
-			nsx h1 ping -q -c 5 -i 0.01 10.2.4.1 | tail -n1
-			nsx h1 ping -q -c 5 -i 0.01 -s 1472 10.2.4.1 | tail -n1
+			nsx h1 ping -q -c 5 -i 0.01 "$NET.1" | tail -n1
+			nsx h1 ping -q -c 5 -i 0.01 -s 1472 "$NET.1" | tail -n1
 		} >"$OUT/rtt.txt" 2>&1
 	fi
 	local servers=$SERVERS
@@ -543,15 +705,24 @@ run_scheme() {
 			"${srv[@]}" 2>"$d/h1.log" &
 		cpids+=($!)
 	else
-		for k in $SERVERS; do srv+=("10.2.$k.1:$port"); done
+		# FLOWS queries over the clients, each asking every server
+		local nc ld ci=0
+		nc=$(echo $CLIENTS | wc -w)
+		ld=$(awk -v l="$qload" -v n="$nc" 'BEGIN { print l / n }')
 		for c in $CLIENTS; do
-			# FLOWS queries over the three clients
-			per=$((flows / 3 + (c <= flows % 3)))
-			bind=10.1.$c.1
-			[ "$mode" = mptcp ] && bind=10.1.$c.128
+			ci=$((ci + 1))
+			srv=()
+			for k in $SERVERS; do
+				hnet "$k"
+				srv+=("$NET.1:$port")
+			done
+			per=$((flows / nc + (ci <= flows % nc)))
+			hnet "$c"
+			bind=$NET.1
+			[ "$mode" = mptcp ] && bind=$NET.128
 			nsx "h$c" "$TG" client -m "$mode" -b $bind -P $PORT_Q -n $per "${sz[@]}" \
-				-l "$(awk -v l="$qload" 'BEGIN { print l / 3 }')" -c 5 -w 100000 -W 100 \
-				$join -g "$d/h$c" -S $((seed * 10 + c)) -o "$d/h$c.csv" -t 3000 "${srv[@]}" 2>"$d/h$c.log" &
+				-l "$ld" -c $CONNS -w 100000 -W 100 \
+				$join -g "$d/h$c" -S $((seed * SEEDX + c)) -o "$d/h$c.csv" -t 3000 "${srv[@]}" 2>"$d/h$c.log" &
 			cpids+=($!)
 		done
 	fi
@@ -565,18 +736,24 @@ run_scheme() {
 		done
 		[ $waited -lt 2400 ] || { echo "[bench] $s: a client failed or did not finish the warm-up" >&2; rc=1; break; }
 	done
-	paths "$s" >>"$OUT/condition.txt"
+	# (the fat-tree's paths are not recorded: paths knows Fig 3 only)
+	[ "$topo" = fattree ] || paths "$s" >>"$OUT/condition.txt"
 	local bpids=()
 	if [ "$bgload" != 0 ]; then
 		# background: flows >= 100 KB on plain TCP, at BGLOAD of each
 		# client's 1 Gbit/s access link, from before the queries start
 		# until they are done; its own FCTs in bg-hN.csv (SIGTERM)
 		local bsrv=()
-		for k in $SERVERS; do bsrv+=("10.2.$k.1:$PORT_BG"); done
 		for c in $CLIENTS; do
-			nsx "h$c" "$TG" client -m tcp -b "10.1.$c.1" -P $PORT_BGC -n 1000000 -d "$CDF" -x 100000:1000000000 \
-				-l "$(awk -v l="$bgload" 'BEGIN { print l * 1000 }')" -c 5 -w 0 -W 0 \
-				-S $((seed * 10 + 5 + c)) -o "$d/bg-h$c.csv" -t 3000 "${bsrv[@]}" \
+			bsrv=()
+			for k in $SERVERS; do
+				hnet "$k"
+				bsrv+=("$NET.1:$PORT_BG")
+			done
+			hnet "$c"
+			nsx "h$c" "$TG" client -m tcp -b "$NET.1" -P $PORT_BGC -n 1000000 -d "$CDF" -x 100000:1000000000 \
+				-l "$(awk -v l="$bgload" 'BEGIN { print l * 1000 }')" -c $CONNS -w 0 -W 0 \
+				-S $((seed * SEEDX + SEEDX / 2 + c)) -o "$d/bg-h$c.csv" -t 3000 "${bsrv[@]}" \
 				2>"$d/bg-h$c.log" &
 			bpids+=($!)
 		done
@@ -626,9 +803,9 @@ run_scheme() {
 		[ -s "$d/srv-h$k.csv" ] || { echo "[bench] $s: server h$k wrote no records" >&2; rc=1; }
 	done
 	trace_end "$d" || rc=1
-	n0=$(cat "$d"/h[0-9].csv 2>/dev/null | grep -vc '^id')
+	n0=$(cat "$d"/h[0-9]*.csv 2>/dev/null | grep -vc '^id')
 	msg "$s: $n0 queries in $(echo "$(date +%s.%N) $t0" | awk '{ printf "%.3f", $1 - $2 }') s (guest time)$( [ $rc = 0 ] || echo ', CLIENT FAILED')"
-	cat "$d"/h[0-9].log >&2
+	cat "$d"/h[0-9]*.log >&2
 	topo_down
 	return $rc
 }
@@ -669,8 +846,9 @@ run_bulk() {
 	return $rc
 }
 
-msg "condition: loss=$loss% ($lossmodel${lossat:+, from ${lossat%-*} to ${lossat#*-} s}) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout${FANHOSTS:+ (a host each)} aqm=$aqm seed=$seed"
+msg "condition: topo=$topo${FABRIC:+ (hpt=$hpt lossy=$lossy)} loss=$loss% ($lossmodel${lossat:+, from ${lossat%-*} to ${lossat#*-} s}) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout${FANHOSTS:+ (a host each)} aqm=$aqm seed=$seed"
 {
+	printf 'topo=%s\nhpt=%s\nlossy=%s\nlossy_links=%s\n' "$topo" "$hpt" "$lossy" "$(echo "$LOSSY_LINKS" | paste -sd';')"
 	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nlossat=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\nfanhosts=%s\naqm=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
 		"$schemes" "$loss" "$lossmodel" "$lossat" "$where" "$p1delay" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$fanhosts" "$aqm" "$bulk" "$seed" "$hashseed" \
 		"$(uname -r)" "$(cat /proc/cmdline | tr -s ' ' | cut -c1-400)"

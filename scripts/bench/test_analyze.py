@@ -498,6 +498,30 @@ class AnalyzeTest(unittest.TestCase):
         finally:
             t.close()
 
+    def test_fattree(self):
+        # topo=fattree: a client from H10 on counts (h12.csv), and the
+        # servers, whose egress copies are a share of, are the second
+        # half of the hosts under each ToR (H2, H4, ... with hpt=2)
+        def tree(top):
+            for rep in (1, 2, 3):
+                rd = os.path.join(top, "fig4a", "loss2", f"s{rep}")
+                with open(os.path.join(rd, "condition.txt"), "a") as f:
+                    f.write("topo=fattree\nhpt=2\n")
+                for sch in ("mptcp", "fuso3", "tcp"):
+                    os.rename(os.path.join(rd, sch, "h2.csv"), os.path.join(rd, sch, "h12.csv"))
+        t = Tree(tree)
+        try:
+            r = run(t.top)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rows = read_csv(t.path("summary.csv"))
+            f = self.row("4a", "loss2", "fuso3", rows=rows)
+            self.assertEqual(f["n"], self.row("4a", "loss2", "fuso3")["n"])
+            self.assertEqual(f["p99"], self.row("4a", "loss2", "fuso3")["p99"])
+            egress = EGRESS["h2"] + EGRESS["h4"] + EGRESS["h6"]
+            self.assertAlmostEqual(float(f["copy"]), 100 * 5 * 12000 / egress, places=3)
+        finally:
+            t.close()
+
     def test_reduced_tree_kept(self):
         # the oldest committed data (Documentation/bench/*.tar.xz) keeps
         # only queries.csv: analyze.py reads it back and does not replace
