@@ -565,6 +565,78 @@ static void mptcp_fuso_test_rcv_map(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, 0xdeadULL, dsn, "dsn written");
 }
 
+/* ---- receiver: the next skb of a subflow's out-of-order queue.  M is a
+ * TSO mapping of three 1448-byte segments from subflow byte 100, DSN 7000.
+ */
+
+#define FUSO_M	{ 7000, 100, 4344 }
+
+struct fuso_rx_next_case {
+	const char *what;
+	struct mptcp_fuso_rx_map map;	/* the mapping before the skb */
+	bool has_own;
+	struct mptcp_fuso_rx_map own;	/* the skb's own mapping */
+	u32 ssn, len;
+	bool ok;
+	u64 dsn;
+	struct mptcp_fuso_rx_map after;	/* the walk's mapping, on success */
+};
+
+static const struct fuso_rx_next_case fuso_rx_next_cases[] = {
+	{ "own mapping, first after the hole", {}, true, FUSO_M, 1548, 1448,
+	  true, 8448, FUSO_M },
+	{ "the same mapping again", FUSO_M, true, FUSO_M, 2996, 1448, true,
+	  9896, FUSO_M },
+	{ "no mapping, inside the one before", FUSO_M, false, {}, 2996, 1448,
+	  true, 9896, FUSO_M },
+	{ "no mapping, none before", {}, false, {}, 2996, 1448 },
+	{ "no mapping, past the one before", FUSO_M, false, {}, 4444, 100 },
+	{ "no mapping, runs past the one before", FUSO_M, false, {}, 2996,
+	  1449 },
+	/* what get_mapping_status() refuses (MPTCP_MIB_DSSNOMATCH) once in
+	 * order, although the skb's own mapping covers it
+	 */
+	{ "another mapping inside the one before", FUSO_M, true,
+	  { 9000, 2996, 1448 }, 2996, 1448 },
+	{ "the DSN shifted", FUSO_M, true, { 7001, 100, 4344 }, 1548, 1448 },
+	{ "the mapping cut short", FUSO_M, true, { 7000, 100, 2896 }, 1548,
+	  1448 },
+	{ "a new mapping after the one before", FUSO_M, true,
+	  { 11344, 4444, 1000 }, 4444, 1000, true, 11344,
+	  { 11344, 4444, 1000 } },
+	{ "a new mapping short of its skb", FUSO_M, true, { 11344, 4444, 500 },
+	  4444, 1000 },
+	{ "an infinite mapping", FUSO_M, true, { 11344, 4444, 0 }, 4444,
+	  1000 },
+	{ "subflow seq wraps inside the mapping", { 9000, 0xfffffc00, 2048 },
+	  false, {}, 0x10, 100, true, 9000 + 0x410,
+	  { 9000, 0xfffffc00, 2048 } },
+	{ "another mapping, subflow seq wrapped", { 9000, 0xfffffc00, 2048 },
+	  true, { 9400, 0x10, 100 }, 0x10, 100 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(fuso_rx_next, fuso_rx_next_cases, what);
+
+static void mptcp_fuso_test_rx_next(struct kunit *test)
+{
+	const struct fuso_rx_next_case *c = test->param_value;
+	struct mptcp_fuso_rx_map map = c->map;
+	u64 dsn = 0xdead;
+	bool ok;
+
+	ok = mptcp_fuso_rx_next(&map, c->has_own ? &c->own : NULL, c->ssn,
+				c->len, &dsn);
+	KUNIT_EXPECT_EQ(test, c->ok, ok);
+	if (!c->ok) {
+		KUNIT_EXPECT_EQ_MSG(test, 0xdeadULL, dsn, "dsn written");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, c->dsn, dsn);
+	KUNIT_EXPECT_EQ(test, c->after.dsn, map.dsn);
+	KUNIT_EXPECT_EQ(test, c->after.ssn, map.ssn);
+	KUNIT_EXPECT_EQ(test, c->after.len, map.len);
+}
+
 /* net.mptcp.fuso alone: on the default scheduler a connection pushes
  * within the windows only with the sender on; "window" always; any other
  * scheduler never.  Past a response's first MB, as by default.
@@ -624,6 +696,7 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE_PARAM(mptcp_fuso_test_sched_window, fuso_sched_gen_params),
 	KUNIT_CASE(mptcp_fuso_test_sched_windowed),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_rcv_map, fuso_rcv_map_gen_params),
+	KUNIT_CASE_PARAM(mptcp_fuso_test_rx_next, fuso_rx_next_gen_params),
 	{}
 };
 
