@@ -1250,6 +1250,130 @@ test_ofo_mem()
 	result "${name}" ${rc}
 }
 
+# $1: port.  The client command that (re-)arms the corruption of one
+# mapping: the 3rd full-sized DSS segment from the server on path 1 (the
+# 1st is the one ofo_drop_cmd drops) gets its DSN moved by 128 bytes (not
+# a multiple of fuso_rr.py's 256-byte pattern); nft fixes the TCP
+# checksum, so TCP takes the segment.  Priority -300: before the drop.
+badmap_cmd()
+{
+	local f="${tmpdir}/badmap.nft"
+
+	# DSS (subtype 2) with flags 0x0f: 8-byte DATA_ACK, then 8-byte DSN,
+	# whose low 32 bits are at bits 128-159 of the option
+	cat > "${f}" <<-EOF
+	table inet fuso_badmap
+	delete table inet fuso_badmap
+	table inet fuso_badmap {
+		chain in {
+			type filter hook input priority -300;
+			iifname "ns1eth1" tcp sport ${1} meta length 1400-1600 \
+				tcp option mptcp subtype 2 \
+				tcp option @30,24,8 == 0x0f \
+				numgen inc mod 1000000 == 2 \
+				tcp option @30,128,32 set tcp option @30,128,32 ^ 0x80 \
+				counter
+		}
+	}
+	EOF
+	echo "nft -f ${f}"
+}
+
+# How many segments the last badmap_cmd corrupted; removes its table.
+badmap_done()
+{
+	ip netns exec "${ns1}" nft list table inet fuso_badmap 2>/dev/null |
+		awk '/counter packets/ { print $(NF - 2) }'
+	ip netns exec "${ns1}" nft delete table inet fuso_badmap 2>/dev/null
+}
+
+# A mapping that contradicts the one before it, behind a subflow hole:
+# the scenario of test_ofo_push, but the server's skbs on path 1 span
+# several segments (TSO off on its side: the device segments them, and
+# every segment repeats its skb's mapping), and the client's netfilter
+# moves the DSN in the mapping of the second segment behind the hole by
+# 128 bytes (badmap_cmd).  Upstream MPTCP reads the mapping of the first
+# segment it delivers and moves the data after it by that mapping
+# (get_mapping_status() checks a later repeat only when it delivers it
+# alone: MPTcpExtDSSNotMatching), so the data arrives intact.  The
+# receiver push must not take the segment by its own mapping either: a
+# receiver that did would put its bytes 128 bytes off, and the data would
+# arrive corrupted.  With DSS checksums ($2 = csum) the receiver takes
+# nothing at all.
+# $1: family; $2: "csum" or empty
+test_ofo_badmap()
+{
+	local family=${1}
+	local csum=${2:-}
+	local name="IPv${family} corrupted mapping behind a subflow hole"
+	local out="${tmpdir}/badmap.out"
+	local mode drops bad push skip ns rc=0
+
+	if [ -n "${csum}" ]; then
+		name+=", DSS checksums"
+		for ns in "${ns1}" "${ns2}"; do
+			ip netns exec "${ns}" sysctl -q net.mptcp.checksum_enabled=1
+		done
+	fi
+	name+=": never pushed, data intact"
+	mptcp_lib_print_title "${name}"
+	if ! command -v nft >/dev/null || ! command -v ethtool >/dev/null; then
+		mptcp_lib_pr_skip "nft or ethtool not available"
+		mptcp_lib_result_skip "${name}"
+		mptcp_lib_fail_if_expected_feature "nft and ethtool"
+		return
+	fi
+	ofo_paths "${family}" on
+	ip -net "${ns2}" link set ns2eth1 gso_max_segs 65535
+	ip netns exec "${ns2}" ethtool -K ns2eth1 tso off >/dev/null
+	for mode in 0 3; do
+		set_mode "${mode}"
+		rr_addr "${family}"
+		ofo_settle || mptcp_lib_pr_info "connections still open after 10 s"
+		push=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoPush)
+		skip=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoSkip)
+		port=$((port + 1))
+		rr_server_start "${port}"
+		if ! timeout ${timeout_test} ip netns exec "${ns1}" \
+			python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+			-a "${caddr}" -n 2 -s 262144,29000 --before "sleep \
+			${ofo_pause}; $(ofo_drop_cmd "${family}" "${port}"); \
+			$(badmap_cmd "${port}")" > "${out}"; then
+			mptcp_lib_pr_fail "fuso=${mode}: a response was lost or corrupted"
+			rc=1
+		fi
+		rr_server_stop
+		ofo_settle || mptcp_lib_pr_info "connections still open after 10 s"
+		drops=$(ofo_drop_done "${family}" "${port}")
+		bad=$(badmap_done)
+		push=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoPush) - push))
+		skip=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoSkip) - skip))
+		mptcp_lib_pr_info "fuso=${mode}: dropped ${drops:-0}, corrupted" \
+			"${bad:-0}; receiver push ${push}, skip ${skip}"
+		if [ "${drops}" != 1 ] || [ "${bad}" != 1 ]; then
+			mptcp_lib_pr_fail "fuso=${mode}: dropped '${drops}'," \
+				"corrupted '${bad}': not 1 each"
+			rc=1
+		fi
+		if [ "${mode}" = 3 ] && [ "${skip}" -lt 1 ]; then
+			mptcp_lib_pr_fail "fuso=3: the receiver did not skip the bad mapping"
+			rc=1
+		fi
+		if [ "${mode}" = 3 ] && [ -n "${csum}" ] && [ "${push}" != 0 ]; then
+			mptcp_lib_pr_fail "fuso=3: pushed ${push} with DSS checksums"
+			rc=1
+		fi
+	done
+	ip netns exec "${ns2}" ethtool -K ns2eth1 tso on >/dev/null
+	ofo_paths "${family}" off
+	if [ -n "${csum}" ]; then
+		for ns in "${ns1}" "${ns2}"; do
+			ip netns exec "${ns}" sysctl -q net.mptcp.checksum_enabled=0
+		done
+	fi
+	result "${name}" ${rc}
+}
+
 # The tracing directory, mounted if needed; empty if the kernel has none.
 tracefs()
 {
@@ -2161,6 +2285,9 @@ if part_ok hole; then
 	ip_ok 6 && test_ofo_push 6
 	ip_ok 4 && test_ofo_csum 4
 	ip_ok 4 && test_ofo_mem 4
+	ip_ok 4 && test_ofo_badmap 4
+	ip_ok 6 && test_ofo_badmap 6
+	ip_ok 4 && test_ofo_badmap 4 csum
 	set_rules "${rules_default}"
 fi
 
