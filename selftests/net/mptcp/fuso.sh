@@ -1172,23 +1172,29 @@ test_ofo_csum()
 
 # The receiver's memory under a long subflow-level hole: path 1 loses the
 # first segment of a response and, until the response ends, every ACK the
-# client sends on it, so the server sees no SACK and repairs the hole only
-# after its RTO; what path 1 sent behind the hole waits in its TCP
-# out-of-order queue, and no copy fills the hole (fuso=2: the receiver
-# alone).  The receiver takes only data that continues the data-level
-# stream, so the MPTCP socket must hold no more than with the receiver
-# off.  Peak receive memory of the client's MPTCP socket (ss -M) in the
-# first 100 ms of the response, sampled every ms.
+# client sends on it, so the server sees no SACK: path 1 repairs the hole
+# only after its RTO, and MPTCP resends the data on path 2 before that.
+# Meanwhile what path 1 sent behind the hole waits in its TCP
+# out-of-order queue (fuso=2: the receiver alone, no copies).  The
+# receiver takes only data that continues the data stream, so every
+# segment it takes must move the data-level ack (FusoRcvOfoInSeq equal to
+# FusoRcvOfoPush; the receiver that cloned every out-of-order segment to
+# the MPTCP socket took 117 of which none did, and held three times
+# fuso=0's memory), and the client's MPTCP socket must stay within its
+# rcvbuf (ss -M, sampled every ms while the response lasts; the peaks of
+# fuso=0 and fuso=2 are only reported: even in virtual time the two runs
+# differ in how much has arrived when a sample is taken, up to 1.7 times).
 # $1: family
 test_ofo_mem()
 {
 	local family=${1}
-	local name="IPv${family} long subflow hole, fuso=2: no more msk memory than fuso=0"
+	local name="IPv${family} long subflow hole, fuso=2: in-sequence data only"
 	local out="${tmpdir}/mem.out" smp="${tmpdir}/mem.smp"
 	local ipt=iptables a1=10.0.1.1 pfx=32 addr_opt caddr mode acks sampler
-	local rc=0
-	local -A peak
+	local push inseq rc=0
+	local -A peak room
 
+	name+=", msk within rcvbuf"
 	mptcp_lib_print_title "${name}"
 	[ "${family}" = 6 ] && ipt=ip6tables && a1=dead:beef:1::1 pfx=128
 	ofo_paths "${family}" on
@@ -1204,6 +1210,8 @@ test_ofo_mem()
 		acks+=" --length 0:300 -j DROP"
 		rr_server_start "${port}"
 		: > "${smp}"
+		push=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoPush)
+		inseq=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoInSeq)
 		ip netns exec "${ns1}" bash -c "
 			until [ -e ${smp}.on ]; do sleep 0.001; done
 			for i in \$(seq 100); do
@@ -1228,23 +1236,41 @@ test_ofo_mem()
 			mptcp_lib_pr_fail "fuso=${mode}: the drop did not happen once"
 			rc=1
 		}
+		push=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoPush) - push))
+		inseq=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoInSeq) - inseq))
 		peak[${mode}]=$(grep -o 'skmem:(r[0-9]*' "${smp}" |
 			tr -dc '0-9\n' | sort -n | tail -n1)
+		# the least room any sample left below its socket's rcvbuf
+		room[${mode}]=$(grep -o 'skmem:(r[0-9]*,rb[0-9]*' "${smp}" |
+			tr -c '0-9\n' ' ' |
+			awk '{ d = $2 - $1; if (NR == 1 || d < m) m = d }
+			     END { print m }')
 		mptcp_lib_pr_info "fuso=${mode}: peak msk receive memory" \
-			"${peak[${mode}]:-none} bytes"
+			"${peak[${mode}]:-none} bytes, least room below its" \
+			"rcvbuf ${room[${mode}]:-none}; push ${push}, in seq ${inseq}"
 	done
 	ip -net "${ns2}" route change "${a1}/${pfx}" dev ns2eth1 initcwnd 32
 	ofo_paths "${family}" off
 	set_mode 3
-	# Factor 2: even in virtual time, the two runs differ in how much
-	# has arrived when a sample is taken (up to 1.7 times was seen).
-	# The receiver that cloned every out-of-order segment held 3 times.
-	if [ -z "${peak[0]}" ] || [ -z "${peak[2]}" ]; then
-		mptcp_lib_pr_fail "no memory sample"
+	# Equal in virtual time; on SMP another subflow may move the ack past
+	# a segment between the check and the take: allow 2 of those.
+	if [ $((push - inseq)) -gt 2 ]; then
+		mptcp_lib_pr_fail "fuso=2 took ${push} segments, of which only" \
+			"${inseq} continued the data stream"
 		rc=1
-	elif [ "${peak[2]}" -gt $((2 * peak[0])) ]; then
-		mptcp_lib_pr_fail "fuso=2 held ${peak[2]} bytes, more than" \
-			"twice fuso=0's ${peak[0]}"
+	fi
+	# In real time on a slow kernel (KCSAN under TCG) the response can
+	# end before the sampler's first sample: only report it there.
+	if [ -z "${room[2]}" ]; then
+		if virtual_time; then
+			mptcp_lib_pr_fail "fuso=2: no memory sample"
+			rc=1
+		else
+			mptcp_lib_pr_info "fuso=2: no memory sample (real time)"
+		fi
+	elif [ "${room[2]}" -lt 0 ]; then
+		mptcp_lib_pr_fail "fuso=2: the msk held more than its rcvbuf" \
+			"(room ${room[2]} bytes)"
 		rc=1
 	fi
 	result "${name}" ${rc}
