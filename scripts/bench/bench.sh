@@ -11,7 +11,7 @@
 #                at 2 % loss on path 1 (and at 0 %: TCP, DCTCP, MPTCP on
 #                both schedulers and FUSO), Fig 4c at 1 % on the access
 #                links, bursty loss at 2 % and a 30-sender incast of 30
-#                queries; estimated at 45 minutes on 2 cores
+#                queries; 48 minutes on 2 cores (estimated at 45)
 #   --quick      the CI size (make bench QUICK=1): Fig 4a at 2 % loss
 #                with 100 queries per scheme, one small incast, and the
 #                effect check (Fig 4c at 2 %, MPTCP and FUSO, 1000
@@ -52,7 +52,10 @@
 #                uses N+r.  The seed fixes the guest kernel's RNG
 #                (uml_rng_seed=: loss draws, ports, MPTCP keys), the ECMP
 #                hash seed and the traffic generator: the same seed gives
-#                the same per-query CSVs
+#                the same queries (sizes, clients, starts within 1 us);
+#                their completion times move by microseconds between
+#                boots (Documentation/benchmark.md, "The default plan
+#                timed")
 #   --jobs N     VMs at a time (default: the number of CPUs)
 #   --plan FILE  run the conditions of FILE instead, one per line as
 #                plan() below writes them ("FIG COND KEY=VALUE..."), e.g.

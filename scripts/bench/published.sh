@@ -31,12 +31,13 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # and 16 without loss; ftsub2-40, ftsub4-40, ftsub2l-40, ft32sub2-40: FUSO
 # alone there with 2 and 4 subflows (tables only); ablation-42: FUSO
 # with each of its rules taken out, on conditions they were not tuned
-# on (tables only).  Not here:
+# on (tables only); incast24-42: a host per incast sender, 24 senders
+# (tables only).  Not here:
 # headline-40 (the same plan on the receiver with the tcp_input.c hook),
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-41 ackloss-40 lossmodels-40 load-40 fig5-40 incast-hosts-40 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-41 ackloss-40 lossmodels-40 load-40 fig5-40 incast-hosts-40 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 incast24-42}
 FIGS=${FUSO_PUBLISHED_FIGS-fig4a.png fig4c.png figbursty.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
