@@ -92,8 +92,8 @@
  *    subflow that never sent data is the last choice; if all are like
  *    that, one is picked at random.  Best and worst may be the same
  *    subflow: a copy on the same path still makes TCP detect the loss
- *    (RACK) long before a timer would.  The rules ``CAUTIOUS`` and
- *    ``CLEAN_PATH`` change this choice (see "FUSO rules").
+ *    (RACK) long before a timer would.  The rule ``CLEAN_PATH`` changes
+ *    this choice (see "FUSO rules").
  * 4. Copy the worst subflow's oldest such segment, the oldest unprotected
  *    bytes of its retransmit queue, at most one MSS of the best subflow,
  *    onto the best subflow.  The original's DSS mapping gives the data
@@ -131,12 +131,13 @@
  *
  * The sender above is the paper's, ``net.mptcp.fuso_rules=0``.  Each bit
  * of ``net.mptcp.fuso_rules`` adds a rule beyond the paper; the default,
- * 127, enables all seven.
+ * 118, enables all five.  The values 1 and 8 are accepted and do nothing:
+ * they were ``CAUTIOUS`` (no copy onto a subflow that cut its window within
+ * its last RTT) and ``PROTECT_RTX`` (copy each retransmission once more).
+ * Taken out one at a time, on conditions neither was tuned on, neither
+ * helped, and ``CAUTIOUS`` made the tail and an ECN incast slower:
+ * congestion control already bounds a copy to spare window.
  *
- * ``CAUTIOUS`` (1)
- *   no copy onto a subflow in CWR, Recovery or Loss, or that was there
- *   within its last RTT: an ECN echo or a loss cut its window, and a copy
- *   would add to the congestion.
  * ``TARGETED`` (2)
  *   copy at once only what no later ACK can show to be lost: each
  *   subflow's tail, its last MSS of original data, once per ``snd_nxt``;
@@ -161,10 +162,6 @@
  *   fit in one segment, the clean path never gets a copy and the copies go
  *   back onto the victim's path, where a burst takes them with the
  *   originals.
- * ``PROTECT_RTX`` (8)
- *   a retransmission of protected data may be lost as well (the paper's
- *   retransmission-loss case): each one is copied once more, tracked by a
- *   second watermark, ``fuso_rtx_prot``.
  * ``SCHED_CAUTIOUS`` (16)
  *   a rule of the ``window`` scheduler, not of the sender (sched.c): after
  *   an ECN echo a connection backs off as one flow, which keeps an incast
@@ -190,10 +187,10 @@
  * Every copy is an extra segment on the wire.  With the paper's rules
  * nearly every tail segment is copied once at low load; the paper measured
  * 40 % extra bytes at low load, falling as load rises because spare cwnd
- * disappears.  The default rules (127) together cut the copies from about
- * 40 % of the bytes to about 5 % in the FUSO benchmark
- * (Documentation/benchmark.md in the FUSO repository; measured rule by
- * rule for ``LAST_TAIL`` only, which halves them).
+ * disappears.  ``TARGETED`` and ``LAST_TAIL`` together cut the copies from
+ * about a third of the bytes to about 5 % in the FUSO benchmark, with the
+ * same tail (Documentation/benchmark.md in the FUSO repository, "Which
+ * rules earn their place").
  */
 
 /**
@@ -552,24 +549,42 @@ struct mptcp_fuso_victim {
 	u16	len;
 };
 
-void mptcp_fuso_init_sock(struct sock *sk)
+/* A new connection's state, and the namespace's knobs as they are now
+ * (as for checksums); a mode set with MPTCP_FUSO stays.
+ */
+static void mptcp_fuso_reset(struct sock *sk)
 {
 	struct mptcp_sock *msk = mptcp_sk(sk);
 	const struct net *net = sock_net(sk);
 
-	msk->fuso_mode = mptcp_fuso_mode(net);
+	if (!msk->fuso_mode_set)
+		WRITE_ONCE(msk->fuso_mode, mptcp_fuso_mode(net));
 	msk->fuso_alpha = mptcp_fuso_alpha(net);
 	msk->fuso_beta = mptcp_fuso_beta(net);
 	msk->fuso_rules = mptcp_fuso_rules(net);
-	msk->fuso_mode_set = false;
-	msk->fuso_copies = 0;
-	msk->fuso_copy_bytes = 0;
-	msk->fuso_app_idle = false;
+	WRITE_ONCE(msk->fuso_copies, 0);
+	WRITE_ONCE(msk->fuso_copy_bytes, 0);
+	WRITE_ONCE(msk->fuso_app_idle, false);
 	msk->fuso_idle_snd_nxt = 0;
 	msk->fuso_wait_ev = false;
 	msk->fuso_hole_dsn = 0;
 	msk->fuso_quick = 0;
 	msk->fuso_write_us = 0;
+}
+
+void mptcp_fuso_init_sock(struct sock *sk)
+{
+	mptcp_sk(sk)->fuso_mode_set = false;
+	mptcp_fuso_reset(sk);
+}
+
+/* mptcp_disconnect(): the socket may connect again, as a new connection,
+ * whose MPTCP_INFO must not count the copies of the old one
+ */
+void mptcp_fuso_disconnect(struct sock *sk)
+{
+	msk_owned_by_me(mptcp_sk(sk));
+	mptcp_fuso_reset(sk);
 }
 
 /* An accepted connection takes its listener's MPTCP_FUSO, if one was set,
@@ -657,26 +672,6 @@ static u32 mptcp_fuso_subflow_cost(const struct mptcp_sock *msk,
 			       msk->fuso_beta);
 }
 
-/* Did @ssk signal congestion within its last RTT?  A subflow in CWR,
- * Recovery or Loss cut its window (ECN echo or loss) less than an RTT ago;
- * __mptcp_fuso_ack_event() stamps every ACK that finds it there, which covers
- * the RTT after it leaves that state.  Lockless, as mptcp_fuso_best_may().
- */
-static bool mptcp_fuso_congested(struct mptcp_subflow_context *subflow,
-				 struct sock *ssk)
-{
-	const struct tcp_sock *tp = tcp_sk(ssk);
-
-	/* racy without the subflow lock: a heuristic, as for new data */
-	if (data_race((u8)inet_csk(ssk)->icsk_ca_state) >= TCP_CA_CWR)
-		return true;
-	/* racy, as above */
-	if (!data_race((u8)subflow->fuso_cong_valid))
-		return false;
-	return (u32)tcp_clock_us() - READ_ONCE(subflow->fuso_cong_us) <
-	       (READ_ONCE(tp->srtt_us) >> 3);
-}
-
 /**
  * mptcp_fuso_snd_cwnd - the congestion window @ssk will send new data with
  * @ssk: a subflow; its lock need not be held (the answer is then a
@@ -726,7 +721,7 @@ EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_snd_cwnd);
  * congestion window in segments.
  */
 static bool mptcp_fuso_best_may(struct mptcp_subflow_context *subflow,
-				u32 *quota, u8 rules)
+				u32 *quota)
 {
 	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
 	const struct inet_connection_sock *icsk = inet_csk(ssk);
@@ -741,9 +736,6 @@ static bool mptcp_fuso_best_may(struct mptcp_subflow_context *subflow,
 	/* racy, as above */
 	if (data_race((u8)icsk->icsk_ca_state) == TCP_CA_Loss ||
 	    READ_ONCE(icsk->icsk_retransmits))
-		return false;
-	if ((rules & MPTCP_FUSO_RULE_CAUTIOUS) &&
-	    mptcp_fuso_congested(subflow, ssk))
 		return false;
 	if (test_bit(TSQ_THROTTLED, &ssk->sk_tsq_flags) ||
 	    !sk_stream_memory_free(ssk))
@@ -768,20 +760,19 @@ static bool mptcp_fuso_best_may(struct mptcp_subflow_context *subflow,
  * mptcp_fuso_best_may(), now exact, and the peer's receive window.
  */
 static bool mptcp_fuso_best_ok_locked(struct mptcp_subflow_context *subflow,
-				      u32 len, u8 rules)
+				      u32 len)
 {
 	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
 	const struct tcp_sock *tp = tcp_sk(ssk);
 	u32 quota;
 
 	sock_owned_by_me(ssk);
-	if (!mptcp_fuso_best_may(subflow, &quota, rules))
+	if (!mptcp_fuso_best_may(subflow, &quota))
 		return false;
 	return !after(tp->write_seq + len, tcp_wnd_end(tp));
 }
 
-static bool mptcp_fuso_worst_ok(struct mptcp_subflow_context *subflow,
-				u8 rules)
+static bool mptcp_fuso_worst_ok(struct mptcp_subflow_context *subflow)
 {
 	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
 	const struct tcp_sock *tp = tcp_sk(ssk);
@@ -792,9 +783,6 @@ static bool mptcp_fuso_worst_ok(struct mptcp_subflow_context *subflow,
 	/* a heuristic: mptcp_fuso_collect() rechecks under the lock */
 	if (inet_sk_state_load(ssk) == TCP_CLOSE || data_race((u8)subflow->closing))
 		return false;
-	/* retransmissions may need a copy below the watermark */
-	if ((rules & MPTCP_FUSO_RULE_PROTECT_RTX) && READ_ONCE(tp->retrans_out))
-		return una != nxt;
 	/* a watermark outside [una, nxt] is stale and counts as una */
 	if (before(prot, una) || after(prot, nxt))
 		prot = una;
@@ -994,7 +982,7 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 	u64 msk_una = READ_ONCE(msk->snd_una);
 	struct tcp_sock *tp = tcp_sk(ssk);
 	u8 rules = msk->fuso_rules;
-	u32 prot, rprot, ts = 0, te = 0, hs;
+	u32 prot, ts = 0, te = 0, hs;
 	bool walk = true, tail = false;
 	struct sk_buff *skb;
 	int n = 0;
@@ -1014,7 +1002,6 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 		goto out;
 
 	prot = mptcp_fuso_mark(subflow->fuso_prot_seq, tp);
-	rprot = mptcp_fuso_mark(subflow->fuso_rtx_prot, tp);
 	hs = tcp_highest_sack_seq(tp);
 	/* a tail copied earlier and still in flight is protected */
 	if (subflow->fuso_tail_valid &&
@@ -1044,17 +1031,6 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 		}
 		map_seq = subflow->fuso_isn + ext->subflow_seq;
 
-		/* a retransmission of protected data may be lost again */
-		if ((rules & MPTCP_FUSO_RULE_PROTECT_RTX) &&
-		    (TCP_SKB_CB(skb)->sacked & TCPCB_SACKED_RETRANS)) {
-			u32 e = after(end, prot) ? prot : end;
-
-			if (after(e, seq))
-				n = mptcp_fuso_take(tp, ext, map_seq, &rprot,
-						    seq, e, mss, msk_una, v, n,
-						    max);
-		}
-
 		while (walk && n < max && after(end, prot)) {
 			u32 s = before(prot, seq) ? seq : prot, e = end;
 
@@ -1080,7 +1056,6 @@ static int mptcp_fuso_collect(struct mptcp_sock *msk, struct sock *ssk,
 		}
 	}
 	WRITE_ONCE(subflow->fuso_prot_seq, prot);
-	WRITE_ONCE(subflow->fuso_rtx_prot, rprot);
 
 	if ((rules & MPTCP_FUSO_RULE_TARGETED) && n < max)
 		n = mptcp_fuso_take_tail(subflow, ssk, prot, mss, msk_una,
@@ -1173,8 +1148,7 @@ static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 		dfrag = mptcp_fuso_dfrag(sk, v[i].dsn);
 		if (!dfrag)
 			continue;
-		if (!mptcp_fuso_best_ok_locked(subflow, v[i].len,
-					       msk->fuso_rules))
+		if (!mptcp_fuso_best_ok_locked(subflow, v[i].len))
 			break;
 
 		/* a victim's mapping may span data fragments: copy all of it,
@@ -1281,9 +1255,8 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 				goto out;
 			c->cost = mptcp_fuso_subflow_cost(msk, subflow);
 			c->srtt_us = READ_ONCE(tcp_sk(ssks[n])->srtt_us) >> 3;
-			c->worst_ok = mptcp_fuso_worst_ok(subflow, rules);
-			c->best_ok = mptcp_fuso_best_may(subflow, &quotas[n],
-							 rules);
+			c->worst_ok = mptcp_fuso_worst_ok(subflow);
+			c->best_ok = mptcp_fuso_best_may(subflow, &quotas[n]);
 			c->active = mptcp_subflow_active(subflow);
 			c->backup = subflow->backup || subflow->request_bkup;
 			n++;
@@ -1491,15 +1464,9 @@ void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 		return;
 	lockdep_assert_held(&sk->sk_lock.slock);
 
-	/* a new retransmission may want a copy (MPTCP_FUSO_RULE_PROTECT_RTX) */
+	/* a new retransmission ranks this subflow lower as a carrier */
 	rtx = tp->total_retrans != subflow->fuso_rtx_seen;
-	if (rtx && (msk->fuso_rules & MPTCP_FUSO_RULE_PROTECT_RTX))
-		hole = true;
 	mptcp_fuso_sample_rtx(subflow, ssk);
-	if (inet_csk(ssk)->icsk_ca_state >= TCP_CA_CWR) {
-		WRITE_ONCE(subflow->fuso_cong_us, (u32)tp->tcp_mstamp);
-		subflow->fuso_cong_valid = 1;
-	}
 
 	/* the copies sent here arrived; did the data-level ACK pass them? */
 	if (subflow->fuso_copy_valid &&

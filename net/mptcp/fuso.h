@@ -48,6 +48,7 @@ struct mptcp_fuso_cand {
 
 u32 mptcp_fuso_snd_cwnd(const struct sock *ssk);
 void mptcp_fuso_init_sock(struct sock *sk);
+void mptcp_fuso_disconnect(struct sock *sk);
 void mptcp_fuso_clone(struct sock *nsk, const struct sock *listener);
 int mptcp_fuso_set_mode(struct mptcp_sock *msk, int mode);
 int mptcp_fuso_get_mode(const struct mptcp_sock *msk);
@@ -119,6 +120,7 @@ bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt, u32 *prot_seq,
 #else /* !CONFIG_MPTCP_FUSO */
 
 static inline void mptcp_fuso_init_sock(struct sock *sk) {}
+static inline void mptcp_fuso_disconnect(struct sock *sk) {}
 static inline void mptcp_fuso_clone(struct sock *nsk,
 				    const struct sock *listener) {}
 

@@ -103,8 +103,8 @@ parts=${FUSO_TEST_PARTS:-knobs 0 1 3 hole rules}
 port=10000
 rr_server_opts=""	# more options for the server of rr_start_joined
 declare -A spread_window	# test_sched_window_spread: path 1's bytes
-# net.mptcp.fuso_rules' default: every rule
-rules_default=127
+# net.mptcp.fuso_rules' default: every rule (1 and 8 are unused)
+rules_default=118
 timeout_poll=30
 timeout_test=$((timeout_poll * 2 + 1))
 MPTCP_LIB_TEST_FORMAT="%02u %-62s"
@@ -482,6 +482,41 @@ test_rr()
 	fi
 	rr_server_stop
 	check_recoveries "${mode}" "${recov}" "${rx}" || rc=1
+	result "${name}" ${rc}
+}
+
+# A socket disconnected with connect(AF_UNSPEC) may connect again, as a
+# new connection (upstream's mptcp_connect -I does it): nothing of the
+# old connection's FUSO state may carry over.  Half the exchanges on
+# each connection; the client's sender copies its requests' tails, so
+# its MPTCP_INFO must count copies before the disconnect and none right
+# after the new connect, and every response must arrive intact.
+# $1: family
+test_reconnect()
+{
+	local family=${1}
+	local name="fuso=1 IPv${family} disconnect and connect again: no old copies"
+	local out="${tmpdir}/reconnect.out" rc=0
+	local addr_opt caddr spid old new
+
+	mptcp_lib_print_title "${name}"
+	rr_addr "${family}"
+	port=$((port + 1))
+	rr_server_start "${port}" --resets-ok
+	if ! timeout ${timeout_test} ip netns exec "${ns1}" \
+		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+		-a "${caddr}" -n 20 -s 1000,8000 --reconnect > "${out}"; then
+		mptcp_lib_pr_fail "a response lost or corrupted, or old copies counted"
+		rc=1
+	fi
+	rr_server_stop
+	read -r old new < <(sed -n 's/^reconnect copies \(.*\) then \(.*\)/\1 \2/p' "${out}")
+	mptcp_lib_pr_info "the client's copies: ${old:-?} before the disconnect, ${new:-?} after"
+	if [ ${rc} = 0 ] && [ "${old:-0}" -le 0 ]; then
+		# without a copy before, this case proves nothing
+		mptcp_lib_pr_fail "no copy on the first connection"
+		rc=1
+	fi
 	result "${name}" ${rc}
 }
 
@@ -1712,7 +1747,7 @@ test_sched_window_spread()
 test_last_tail()
 {
 	local family=${1}
-	local name="IPv${family} fuso_rules=47: of two tails, one copied at once"
+	local name="IPv${family} fuso_rules=38: of two tails, one copied at once"
 	local n=20 size=10000 rc=0
 	local addr_opt caddr spid cpid c0 rules tx0 tx1
 	local out="${tmpdir}/lasttail.out" go="${tmpdir}/go"
@@ -1723,7 +1758,7 @@ test_last_tail()
 	spread_paths add "${family}"
 
 	rr_addr "${family}"
-	for rules in 47 15; do
+	for rules in 38 6; do
 		set_rules "${rules}"
 		rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
 			--before "sleep 0.05" || rc=1
@@ -1741,21 +1776,21 @@ test_last_tail()
 	set_rules "${rules_default}"
 	set_mode 0
 
-	mptcp_lib_pr_info "${n} responses: ${copies[47]} copies with rules 47," \
-		"${copies[15]} with 15; path 1 carried ${spread[47]} and" \
-		"${spread[15]} bytes"
-	if [ ${rc} = 0 ] && { [ "${spread[47]}" -lt $((n * size / 4)) ] ||
-			      [ "${spread[15]}" -lt $((n * size / 4)) ]; }; then
+	mptcp_lib_pr_info "${n} responses: ${copies[38]} copies with rules 38," \
+		"${copies[6]} with 6; path 1 carried ${spread[38]} and" \
+		"${spread[6]} bytes"
+	if [ ${rc} = 0 ] && { [ "${spread[38]}" -lt $((n * size / 4)) ] ||
+			      [ "${spread[6]}" -lt $((n * size / 4)) ]; }; then
 		# without two tails per response this case proves nothing
 		mptcp_lib_pr_fail "the responses did not leave on both paths"
 		rc=1
-	elif [ ${rc} = 0 ] && [ "${copies[47]}" -lt $((n / 2)) ]; then
+	elif [ ${rc} = 0 ] && [ "${copies[38]}" -lt $((n / 2)) ]; then
 		# the end of each response must still be copied
-		mptcp_lib_pr_fail "rules 47: ${copies[47]} copies, expected about one per response"
+		mptcp_lib_pr_fail "rules 38: ${copies[38]} copies, expected about one per response"
 		rc=1
 	elif [ ${rc} = 0 ] &&
-	     [ $((copies[47] * 4)) -gt $((copies[15] * 3)) ]; then
-		mptcp_lib_pr_fail "rules 47: expected at most 3/4 of the copies of rules 15"
+	     [ $((copies[38] * 4)) -gt $((copies[6] * 3)) ]; then
+		mptcp_lib_pr_fail "rules 38: expected at most 3/4 of the copies of rules 6"
 		rc=1
 	fi
 	result "${name}" ${rc}
@@ -1781,7 +1816,7 @@ test_last_tail()
 test_spread_timers()
 {
 	local family=${1}
-	local name="IPv${family} fuso_rules=${rules_default}: first timers spread, 63: not"
+	local name="IPv${family} fuso_rules=${rules_default}: first timers spread, 54: not"
 	local n=40 rc=0
 	local addr_opt caddr spid rules c0 on off
 	local -A moved
@@ -2277,6 +2312,7 @@ if part_ok 1; then
 	ip_ok 6 && test_rr 1 6 persistent
 	ip_ok 4 && test_rr 1 4 new
 	ip_ok 6 && test_rr 1 6 new
+	ip_ok 4 && test_reconnect 4
 	ip_ok 4 && test_tail_loss 1 4
 	ip_ok 6 && test_tail_loss 1 6
 	ip_ok 4 && test_handshake_loss 4

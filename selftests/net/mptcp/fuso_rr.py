@@ -26,6 +26,7 @@
 #                     [--new-conn] [--wait-file F] [--snap-pid PID]
 #                     [--before CMD] [--times] [--conns C] [--fuso MODE]
 #                     [--gap MS] [--seed S] [--random-sizes MAX] [--races]
+#                     [--reconnect]
 #       N exchanges (default 10): send a request of REQ bytes (default 100)
 #       asking for the next size in SIZES (comma-separated bytes, cycled),
 #       read the response and check every byte.  With --new-conn each
@@ -51,7 +52,11 @@
 #       more response: see how_it_ends()); --seed S seeds the draws (each
 #       connection's from S and its index), so that a run can be replayed.
 #       The last line then adds "A aborted": the responses cut short on
-#       purpose, not checked.
+#       purpose, not checked.  With --reconnect, before exchange N/2
+#       disconnect the connection (connect(AF_UNSPEC)) and connect the
+#       same socket again; print "reconnect copies A then B", the FUSO
+#       copies in MPTCP_INFO before the disconnect and right after the
+#       new connect, and fail unless B is 0 (not with --conns, --new-conn).
 #
 #   fuso_rr.py sockopt [-6] -p PORT --expect MODE   (ports PORT..PORT+2)
 #       Check the MPTCP_FUSO socket option on loopback: a new socket reports
@@ -240,6 +245,36 @@ def connect(args):
     return s
 
 
+def disconnect(s):
+    """connect(AF_UNSPEC), MPTCP's disconnect: the socket may connect
+    again, as a new connection.  Return: errno, 0 on success."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    sa = ctypes.create_string_buffer(16)  # sa_family 0: AF_UNSPEC
+    if libc.connect(s.fileno(), sa, len(sa)) == 0:
+        return 0
+    return ctypes.get_errno()
+
+
+def reconnect(s, args):
+    """--reconnect: disconnect S and connect it again; the new
+    connection's MPTCP_INFO must count none of the old one's copies."""
+    old = fuso_info(s)
+    e = disconnect(s)
+    if e:
+        print(f"fuso_rr: connect(AF_UNSPEC): {os.strerror(e)}",
+              file=sys.stderr)
+        return False
+    s.connect((args.addr, args.port))
+    new = fuso_info(s)
+    print(f"reconnect copies {old[1] if old else -1}"
+          f" then {new[1] if new else -1}", flush=True)
+    if not new or new[1] or new[2]:
+        print(f"fuso_rr: the new connection starts with MPTCP_INFO's"
+              f" (mode, copies, bytes) {new}", file=sys.stderr)
+        return False
+    return True
+
+
 def exchange(s, k, size, req, shut=False):
     """One exchange; with SHUT, shut the connection down for writing
     right after the request, and expect the end of the stream after the
@@ -342,6 +377,8 @@ def client(args):
             if s is not None:
                 s.close()
             s = connect(args)
+        elif args.reconnect and k == args.n // 2 and not reconnect(s, args):
+            return 1
         if k == 1 and args.wait_file:
             print("ready", flush=True)
             while not os.path.exists(args.wait_file):
@@ -627,6 +664,7 @@ def main():
     p.add_argument("--seed", default="0")
     p.add_argument("--random-sizes", type=int, default=0)
     p.add_argument("--races", action="store_true")
+    p.add_argument("--reconnect", action="store_true")
     p.add_argument("--resets-ok", action="store_true")
     p.add_argument("--after-send", choices=("empty", "empties", "cork", "epipe"))
     p.add_argument("--fuso", type=int)
@@ -652,6 +690,8 @@ def main():
             p.error(f"--gap: {args.gap} is not a time in ms (0 or more)")
         if args.gap and args.conns:
             p.error("--gap is for exchanges on one connection, not --conns")
+        if args.reconnect and (args.conns or args.new_conn):
+            p.error("--reconnect is for one connection, not --conns or --new-conn")
         return client(args)
     except subprocess.CalledProcessError as e:
         print(f"fuso_rr {args.mode}: --before: {e}", file=sys.stderr)
