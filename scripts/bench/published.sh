@@ -26,20 +26,23 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # the runs behind the published tables (Documentation/benchmark.md):
 # headline-43: Figs 4a and 4c, bursty loss, every scheme, 10 seeds;
 # ackloss-40, lossmodels-40: loss the rules were not tuned on;
-# load-40: the query load; fig5-40: Fig 5; incast-hosts-40: a host per
-# incast sender; ft32-40, ft-40, ft0-40: the fat-tree at 32 and 16 hosts
+# load-40: the query load; fig5-40: Fig 5; incast-44: the incast with a
+# host per sender (24 and 48, RED/ECN and drop-tail) and with shared
+# hosts on a drop-tail port, every scheme; ft32-40, ft-40, ft0-40: the
+# fat-tree at 32 and 16 hosts
 # and 16 without loss; ftsub2-40, ftsub4-40, ftsub2l-40, ft32sub2-40: FUSO
 # alone there with 2 and 4 subflows (tables only); ablation-42: FUSO
 # with each of its rules taken out, on conditions they were not tuned
-# on (tables only); incast24-42: a host per incast sender, 24 senders
-# (tables only).  Not here:
+# on (tables only).  Not here:
 # headline-40 and headline-41 (the same plan on the receiver with the
 # tcp_input.c hook, and on the kernel before two rules went), confirm-43
-# (FUSO on ablation-42's conditions on the new kernel),
+# (FUSO on ablation-42's conditions on the new kernel), incast-hosts-40,
+# incast24-42 and dt48-43 (incast-44's conditions on older kernels, or
+# FUSO and TCP only),
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-43 ackloss-40 lossmodels-40 load-40 fig5-40 incast-hosts-40 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 incast24-42}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-43 ackloss-40 lossmodels-40 load-40 fig5-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42}
 FIGS=${FUSO_PUBLISHED_FIGS-fig4a.png fig4c.png figbursty.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
