@@ -234,7 +234,7 @@ plan() {
 
 # Cost of a condition in "query-scheme" units, for the time estimate
 weight() { # ARGS...
-	local kv fl=300 sch=11 bg=0 fan=0 set=200 ft= hpt=2 # guest.sh's default: eleven schemes
+	local kv fl=300 sch=11 bg=0 fan=0 fh=0 set=200 ft= hpt=2 # guest.sh's default: eleven schemes
 	for kv in "$@"; do
 		case "$kv" in
 		topo=fattree) ft=1 ;;
@@ -243,10 +243,14 @@ weight() { # ARGS...
 		schemes=*) sch=$(echo "${kv#*=}" | tr ',' ' ' | wc -w) ;;
 		bgload=*) bg=${kv#*=} ;;
 		fanout=*) fan=${kv#*=} ;;
+		fanhosts=*) fh=${kv#*=} ;;
 		bulk=*) fl=$((${kv#*=} * 400)) ;;
 		esac
 	done
 	[ "$fan" != 0 ] && fl=$((fl * fan))
+	# a host per incast sender costs about twice as much per query
+	# (incast-44: 105 min for 134 600 units at this weight)
+	[ "$fan" != 0 ] && [ "$fh" = 1 ] && fl=$((fl * 2))
 	# the fat-tree's setup, HPT hosts under each of its 8 ToRs: about
 	# 25 s of one core a scheme with 2, 100 with 8 (Documentation/
 	# benchmark.md, "The paper's larger topology")
