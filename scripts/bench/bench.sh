@@ -247,10 +247,9 @@ weight() { # ARGS...
 		bulk=*) fl=$((${kv#*=} * 400)) ;;
 		esac
 	done
-	[ "$fan" != 0 ] && fl=$((fl * fan))
 	# a host per incast sender costs about twice as much per query
 	# (incast-44: 105 min for 134 600 units at this weight)
-	[ "$fan" != 0 ] && [ "$fh" = 1 ] && fl=$((fl * 2))
+	[ "$fan" != 0 ] && fl=$((fl * fan * (fh == 1 ? 2 : 1)))
 	# the fat-tree's setup, HPT hosts under each of its 8 ToRs: about
 	# 25 s of one core a scheme with 2, 100 with 8 (Documentation/
 	# benchmark.md, "The paper's larger topology")

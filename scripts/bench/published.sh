@@ -29,9 +29,9 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # load-40: the query load; fig5-40: Fig 5; incast-44: the incast with a
 # host per sender (24 and 48, RED/ECN and drop-tail) and with shared
 # hosts on a drop-tail port, every scheme; ft32-40, ft-40, ft0-40: the
-# fat-tree at 32 and 16 hosts
-# and 16 without loss; ftsub2-40, ftsub4-40, ftsub2l-40, ft32sub2-40: FUSO
-# alone there with 2 and 4 subflows (tables only); ablation-42: FUSO
+# fat-tree at 32 and 16 hosts and 16 without loss; ftsub2-40, ftsub4-40,
+# ftsub2l-40, ft32sub2-40: FUSO alone there with 2 and 4 subflows
+# (tables only); ablation-42: FUSO
 # with each of its rules taken out, on conditions they were not tuned
 # on (tables only).  Not here:
 # headline-40 and headline-41 (the same plan on the receiver with the
