@@ -574,7 +574,7 @@ def off_scheme(sch):
     """The scheme that runs FUSO's scheduling with FUSO off, or None.
 
     FUSO's sender pushes new data as the window scheduler does, on the
-    default scheduler too (patch 0011), so every FUSO scheme's
+    default scheduler too (patch 0012), so every FUSO scheme's
     counterpart is mptcp-window (whose subflows run Cubic: none for
     fuso3-dctcp).
     """

@@ -1015,12 +1015,17 @@ ofo_conns=3
 # cwnd-limited.  Sets ofo_total_us (the 3 measured responses' times,
 # summed), ofo_drops (what each arming dropped) and the counter deltas
 # ofo_push, ofo_inseq, ofo_skip (client) and ofo_copies, ofo_same (server).
-# $1: family.  Returns 1 if a response was lost or corrupted.
+# $1: family; $2: optional, "shut": each response ends the stream
+# (fuso_rr.py's --after-send shut and --eof); sets ofo_eofs, each
+# connection's time from the response's last byte to the end of the
+# stream.  Returns 1 if a response was lost or corrupted, or its stream
+# did not end.
 ofo_run()
 {
 	local family=${1}
+	local shut=${2:-}
 	local out="${tmpdir}/ofo.out"
-	local addr_opt caddr spid i t rc=0
+	local addr_opt caddr spid i t e rc=0
 	local push0 inseq0 skip0 copies0 same0
 
 	rr_addr "${family}"
@@ -1033,16 +1038,19 @@ ofo_run()
 
 	ofo_total_us=0
 	ofo_drops=""
+	ofo_eofs=""
 	for i in $(seq ${ofo_conns}); do
 		port=$((port + 1))
-		rr_server_start "${port}"
+		rr_server_start "${port}" ${shut:+--after-send shut}
 		if ! timeout ${timeout_test} ip netns exec "${ns1}" \
 			python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
-			-a "${caddr}" -n 2 -s 262144,29000 --times \
+			-a "${caddr}" -n 2 -s 262144,29000 --times ${shut:+--eof} \
 			--before "sleep ${ofo_pause}; $(ofo_drop_cmd "${family}" "${port}")" \
 			> "${out}"; then
 			rc=1
 		fi
+		e=$(awk '$1 == "eof_us" { print $2 }' "${out}")
+		ofo_eofs+="${e:-none} "
 		rr_server_stop
 		ofo_settle || mptcp_lib_pr_info "connections still open after 10 s"
 		ofo_drops+="$(ofo_drop_done "${family}" "${port}") "
@@ -1053,7 +1061,8 @@ ofo_run()
 			ofo_total_us=$((ofo_total_us + t))
 		fi
 		if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
-			mptcp_lib_pr_info "response ${i}: ${t} us"
+			mptcp_lib_pr_info "response ${i}: ${t} us" \
+				"${shut:+(the end of the stream ${e} us later)}"
 		fi
 	done
 
@@ -1167,6 +1176,103 @@ test_ofo_push()
 			rc=1
 		fi
 	fi
+	result "${name}" ${rc}
+}
+
+# Drops, at the client, every DATA_FIN without data (a DSS option,
+# subtype 2, with flag 0x10, on a packet too short to carry a segment),
+# and counts those with data, per path.
+fin_drop()
+{
+	ip netns exec "${ns1}" nft -f - <<-EOF
+	table inet fuso_fin {
+		chain in {
+			type filter hook input priority -300;
+			tcp option mptcp subtype 2 tcp option @30,27,1 == 1 \
+				jump fin
+		}
+		chain fin {
+			meta length < 200 counter drop
+			iifname "ns1eth1" counter
+			iifname "ns1eth2" counter
+		}
+	}
+	EOF
+}
+
+# The counters of fin_drop, in its order: "bare path1 path2"; removes it.
+fin_drop_done()
+{
+	ip netns exec "${ns1}" nft list chain inet fuso_fin fin 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") printf "%s ", $(i + 1) }'
+	ip netns exec "${ns1}" nft delete table inet fuso_fin 2>/dev/null
+}
+
+# The receiver scenario, each response ending the stream: the server shuts
+# down for writing while the response's last segment is still corked, so
+# that the DATA_FIN rides on that segment's mapping and reaches the client
+# on path 1, behind the hole.  The server also sends a bare DATA_FIN on
+# every subflow once the data is out, which MPTCP reads at once, in or out
+# of order: the client's netfilter drops those (fin_drop), so that the
+# end of the stream is known only from the mapping behind the hole.  When
+# the receiver takes that segment, the stream must end with it, not when
+# path 1 repairs the hole, an RTT of path 1 (4 ms) later: in virtual time
+# less than half of that after the response's last byte (it is 2 us; in
+# real time only the end of the stream is checked).
+# $1: family
+test_ofo_fin()
+{
+	local family=${1}
+	local name="IPv${family} subflow hole, the DATA_FIN behind it:"
+	local e n bare fin1 fin2 rc=0
+
+	name+=" the stream ends with the data"
+	mptcp_lib_print_title "${name}"
+	if ! command -v nft >/dev/null; then
+		mptcp_lib_pr_skip "nft not available"
+		mptcp_lib_result_skip "${name}"
+		mptcp_lib_fail_if_expected_feature "nft"
+		return
+	fi
+	ofo_paths "${family}" on
+	set_mode 3
+	fin_drop
+	if ! ofo_run "${family}" shut; then
+		mptcp_lib_pr_fail "a response was lost or corrupted, or its" \
+			"stream did not end"
+		rc=1
+	fi
+	n=$(fin_drop_done)
+	read -r bare fin1 fin2 <<< "${n}"
+	ofo_paths "${family}" off
+	if ! ofo_drops_ok "${ofo_drops}"; then
+		mptcp_lib_pr_fail "drops '${ofo_drops}', not 1 each"
+		rc=1
+	fi
+	# without these the case proves nothing
+	if [ "${bare:-0}" -lt 1 ] || [ "${fin1:-0}" -lt "${ofo_conns}" ]; then
+		mptcp_lib_pr_fail "DATA_FINs: ${bare:-none} bare ones dropped," \
+			"${fin1:-none} on data on path 1: expected >= 1, >= ${ofo_conns}"
+		rc=1
+	fi
+	if [ "${fin2:-0}" != 0 ]; then
+		ofo_timing_fail "${fin2} DATA_FINs on data on path 2, where" \
+			"they arrive in order: expected none" || rc=1
+	fi
+	if [ "${ofo_push}" -lt 1 ]; then
+		ofo_timing_fail "push ${ofo_push}: expected >= 1" || rc=1
+	fi
+	mptcp_lib_pr_info "the streams ended ${ofo_eofs% } us after their" \
+		"responses (DATA_FINs: ${bare} bare ones dropped, ${fin1} and" \
+		"${fin2} on data on paths 1 and 2; push ${ofo_push})"
+	for e in ${ofo_eofs}; do
+		if [ "${e}" = none ]; then
+			rc=1
+		elif virtual_time && [ "${e}" -ge 2000 ]; then
+			ofo_timing_fail "a stream ended ${e} us after its" \
+				"response: it waited for path 1" || rc=1
+		fi
+	done
 	result "${name}" ${rc}
 }
 
@@ -2345,6 +2451,8 @@ if part_ok hole; then
 	set_rules 0
 	ip_ok 4 && test_ofo_push 4
 	ip_ok 6 && test_ofo_push 6
+	ip_ok 4 && test_ofo_fin 4
+	ip_ok 6 && test_ofo_fin 6
 	ip_ok 4 && test_ofo_csum 4
 	ip_ok 4 && test_ofo_mem 4
 	ip_ok 4 && test_ofo_badmap 4

@@ -20,13 +20,16 @@
 #       bytes (three writes in a row, one message); "cork" writes it under
 #       TCP_CORK and then clears TCP_CORK; "epipe" writes it as usual,
 #       shuts the connection down for writing and writes one byte more,
-#       which fails with EPIPE.
+#       which fails with EPIPE; "shut" writes it under TCP_CORK, shuts the
+#       connection down for writing and then clears TCP_CORK, so that the
+#       DATA_FIN rides on the response's last data segment (the stream
+#       ends with that response).
 #
 #   fuso_rr.py client [-6] -p PORT -a ADDR [-n N] [-s SIZES] [-q REQ]
 #                     [--new-conn] [--wait-file F] [--snap-pid PID]
 #                     [--before CMD] [--times] [--conns C] [--fuso MODE]
 #                     [--gap MS] [--seed S] [--random-sizes MAX] [--races]
-#                     [--reconnect]
+#                     [--reconnect] [--eof]
 #       N exchanges (default 10): send a request of REQ bytes (default 100)
 #       asking for the next size in SIZES (comma-separated bytes, cycled),
 #       read the response and check every byte.  With --new-conn each
@@ -57,6 +60,9 @@
 #       same socket again; print "reconnect copies A then B", the FUSO
 #       copies in MPTCP_INFO before the disconnect and right after the
 #       new connect, and fail unless B is 0 (not with --conns, --new-conn).
+#       With --eof, the stream must end after the last response (the
+#       server's --after-send shut): print "eof_us T", T the time from the
+#       response's last byte to the end of the stream (not with --conns).
 #
 #   fuso_rr.py sockopt [-6] -p PORT --expect MODE   (ports PORT..PORT+2)
 #       Check the MPTCP_FUSO socket option on loopback: a new socket reports
@@ -183,6 +189,11 @@ def serve_conn(c, after):
                       file=sys.stderr)
             except BrokenPipeError:
                 pass
+        elif after == "shut":
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+            c.sendall(pattern(k, size))
+            c.shutdown(socket.SHUT_WR)
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 0)
 
 
 def server(args):
@@ -393,9 +404,15 @@ def client(args):
         t0 = time.monotonic()
         if not exchange(s, k, sizes[k % len(sizes)], args.req):
             return 1
+        t1 = time.monotonic()
         if k > 0 and args.times:
-            print(f"time_us {k} {(time.monotonic() - t0) * 1e6:.0f}",
-                  flush=True)
+            print(f"time_us {k} {(t1 - t0) * 1e6:.0f}", flush=True)
+        if k == args.n - 1 and args.eof:
+            if s.recv(1):
+                print(f"fuso_rr: exchange {k}: data after the response,"
+                      " where the stream should end", file=sys.stderr)
+                return 1
+            print(f"eof_us {(time.monotonic() - t1) * 1e6:.0f}", flush=True)
         if last:
             post = snapshot(args.snap_pid)
             print(f"elapsed_ms {(time.monotonic() - t0) * 1000:.0f}")
@@ -665,8 +682,10 @@ def main():
     p.add_argument("--random-sizes", type=int, default=0)
     p.add_argument("--races", action="store_true")
     p.add_argument("--reconnect", action="store_true")
+    p.add_argument("--eof", action="store_true")
     p.add_argument("--resets-ok", action="store_true")
-    p.add_argument("--after-send", choices=("empty", "empties", "cork", "epipe"))
+    p.add_argument("--after-send",
+                   choices=("empty", "empties", "cork", "epipe", "shut"))
     p.add_argument("--fuso", type=int)
     p.add_argument("--info")
     p.add_argument("--expect", type=int)
@@ -692,6 +711,8 @@ def main():
             p.error("--gap is for exchanges on one connection, not --conns")
         if args.reconnect and (args.conns or args.new_conn):
             p.error("--reconnect is for one connection, not --conns or --new-conn")
+        if args.eof and args.conns:
+            p.error("--eof is for exchanges on one connection, not --conns")
         return client(args)
     except subprocess.CalledProcessError as e:
         print(f"fuso_rr {args.mode}: --before: {e}", file=sys.stderr)
