@@ -11,7 +11,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug kernel-kcsan selftests \
+.PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug kernel-uml-debug kernel-kcsan selftests \
 	demo quickstart test test-full test-debug test-kcsan kunit series export check vm-help clean \
 	distclean bench bench-tables deb soak
 
@@ -46,6 +46,11 @@ kernel-nofuso: deps
 ## kernel-debug x86_64 debug kernel: KASAN, lockdep, kmemleak (scripts/vm --qemu --debug)
 kernel-debug: deps
 	$(S)/build.sh kernel qemu --debug
+
+## kernel-uml-debug the debug kernel's sanitizers in UML (scripts/vm --uml --debug;
+##               make soak KERNEL=uml-debug)
+kernel-uml-debug: deps
+	$(S)/build.sh kernel uml --debug
 
 ## kernel-kcsan x86_64 KCSAN kernel: data races (scripts/vm --qemu --kcsan)
 kernel-kcsan: deps
@@ -107,9 +112,10 @@ test-debug:
 ##               address change, RSTs, checksums with corruption) in rounds drawn from
 ##               seeds, with request/response load and close races beside each, until
 ##               10 000 transfers of random sizes are checked byte for byte, fuso=3
-##               (not in make test; about 20 min on UML).  KERNEL=debug: the debug
-##               kernel (KASAN, lockdep, kmemleak) under QEMU.  TRANSFERS=N SEED=S MODE=M
-soak: selftests $(if $(filter debug,$(KERNEL)),kernel-debug,kernel-uml)
+##               (not in make test; about 12 min on UML).  KERNEL=uml-debug: the debug
+##               kernel's sanitizers (KASAN, lockdep, kmemleak) in UML (about 25 min);
+##               KERNEL=debug: the debug kernel under QEMU (hours).  TRANSFERS=N SEED=S MODE=M
+soak: selftests kernel-$(if $(filter debug,$(KERNEL)),debug,$(if $(filter uml-debug,$(KERNEL)),uml-debug,uml))
 	$(S)/soak.sh $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TRANSFERS),--transfers $(TRANSFERS)) \
 		$(if $(SEED),--seed $(SEED)) $(if $(MODE),--mode $(MODE))
 

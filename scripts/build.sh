@@ -9,9 +9,10 @@
 # --tree defaults to build/src (made by base-tree.sh src).  The object
 # directory is TREE/.obj-TARGET[-nofuso].  The config is tinyconfig plus
 # the fragments in scripts/config/; a rebuild reuses an up-to-date tree.
-# --debug adds scripts/config/debug.config (KASAN, lockdep, kmemleak; QEMU
-# only) in TREE/.obj-TARGET-debug; --kcsan adds scripts/config/kcsan.config
-# (the concurrency sanitizer, which excludes KASAN; QEMU only) in
+# --debug adds scripts/config/debug.config (KASAN, lockdep, kmemleak; on
+# QEMU also debug-x86.config) in TREE/.obj-TARGET-debug; --kcsan adds
+# scripts/config/kcsan.config (the concurrency sanitizer, which excludes
+# KASAN; QEMU only) in
 # TREE/.obj-TARGET-kcsan.  --w1 rebuilds net/mptcp with W=1 and fails on
 # any warning.  --goal builds these make goals instead of the image
 # (vmlinux: the kernel linked, no bzImage; net/mptcp/: those objects
@@ -76,6 +77,7 @@ fragments() {
 	echo "$cfg/common.config" "$cfg/$target.config"
 	[ "$fuso" = y ] && echo "$cfg/fuso.config" || echo "$cfg/nofuso.config"
 	[ -z "$debug" ] || echo "$cfg/debug.config"
+	[ -z "$debug" ] || [ "$target" != qemu ] || echo "$cfg/debug-x86.config"
 	[ -z "$kcsan" ] || echo "$cfg/kcsan.config"
 }
 
@@ -147,7 +149,6 @@ build_kernel() {
 	local obj args t0 img
 	[ "$tree" = "$SRC" ] && "$TOP/scripts/base-tree.sh" src
 	[ -f "$tree/Makefile" ] || die "no kernel tree at $tree"
-	[ -z "$debug" ] || [ "$target" = qemu ] || die "the debug kernel is for QEMU only (KASAN does not run under UML here)"
 	[ -z "$kcsan" ] || [ "$target" = qemu ] || die "the KCSAN kernel is for QEMU only (UML has no KCSAN)"
 	[ -z "$debug" ] || [ -z "$kcsan" ] || die "--debug and --kcsan are two kernels: KCSAN excludes KASAN"
 	obj=$(obj_dir "$tree" "$(obj_name)")

@@ -6,14 +6,16 @@
 # payload sizes and a load of request/response connections with shutdown
 # and close races from their own seed (Documentation/testing.md, "The
 # soak").  Not in make test's time budget: CI runs a short seeded slice
-# of it (step fuso_faults.sh-soak-uml).
+# of it (steps fuso_faults.sh-soak-uml and fuso_faults.sh-soak-uml-debug).
 #
-#   soak.sh [--kernel uml|debug] [--transfers N] [--seed S] [--mode M]
+#   soak.sh [--kernel uml|uml-debug|debug] [--transfers N] [--seed S] [--mode M]
 #           [--timeout SEC] [--log FILE]
 #
-#   --kernel     uml: the UML kernel, virtual time (default); debug: the
-#                debug kernel (KASAN, lockdep, kmemleak) under QEMU, time
-#                bounds 3 times longer (FUSO_FAULTS_SLOW=3)
+#   --kernel     uml: the UML kernel, virtual time (default); uml-debug:
+#                the debug kernel's sanitizers (KASAN, lockdep, kmemleak)
+#                in UML, virtual time, one CPU; debug: the debug kernel
+#                under QEMU with 2 vCPUs, time bounds 3 times longer
+#                (FUSO_FAULTS_SLOW=3)
 #   --transfers  stop once this many transfers are checked (default 10000)
 #   --seed       the first round's seed (default 1; round r uses S + r)
 #   --mode       net.mptcp.fuso under test (default 3; 0: plain MPTCP)
@@ -47,9 +49,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case "$kernel" in
-uml) vmopts=(--uml) slow=1 ;;
-debug) vmopts=(--qemu --debug) slow=3 ;;
-*) die "soak.sh: --kernel must be uml or debug, not '$kernel'" ;;
+uml) vmopts=(--uml) slow=1 image=$SRC/.obj-uml/linux how=kernel-uml ;;
+uml-debug) vmopts=(--uml --debug) slow=1 image=$SRC/.obj-uml-debug/linux how=kernel-uml-debug ;;
+debug) vmopts=(--qemu --debug) slow=3 image=$SRC/.obj-qemu-debug/arch/x86/boot/bzImage how=kernel-debug ;;
+*) die "soak.sh: --kernel must be uml, uml-debug or debug, not '$kernel'" ;;
 esac
 [[ "$transfers" =~ ^[1-9][0-9]{0,6}$ ]] || die "soak.sh: --transfers must be a count from 1 to 9999999, not '$transfers'"
 [[ "$seed" =~ ^[0-9]{1,9}$ ]] || die "soak.sh: --seed must be a whole number, not '$seed'"
@@ -58,11 +61,7 @@ esac
 
 kst=$SRC/.obj-qemu/kselftest/net/mptcp
 [ -x "$kst/fuso_faults.sh" ] || die "soak.sh: no kselftests in $kst: run make selftests first"
-if [ "$kernel" = uml ]; then
-	[ -x "$SRC/.obj-uml/linux" ] || die "soak.sh: no UML kernel: run make kernel-uml first"
-else
-	[ -f "$SRC/.obj-qemu-debug/arch/x86/boot/bzImage" ] || die "soak.sh: no debug kernel: run make kernel-debug first"
-fi
+[ -f "$image" ] || die "soak.sh: no $kernel kernel at $image: run make $how first"
 mkdir -p "$BUILD/soak"
 [ -n "$logfile" ] || logfile=$BUILD/soak/$kernel-seed$seed.log
 # the guest runs in the kselftest directory: an absolute path

@@ -63,6 +63,9 @@ expect "vm --uml: make kernel-uml" 1 'no uml kernel .*\(make kernel-uml\)' \
 expect "vm --qemu --kcsan: make kernel-kcsan" 1 \
 	'no qemu-kcsan kernel .*\(make kernel-kcsan\)' \
 	"$TOP/scripts/vm" --qemu --kcsan -- true
+expect "vm --uml --debug: make kernel-uml-debug" 1 \
+	'no uml-debug kernel .*\(make kernel-uml-debug\)' \
+	"$TOP/scripts/vm" --uml --debug -- true
 expect "vm --uml --kcsan: QEMU only" 1 'vm: --kcsan needs --qemu' \
 	"$TOP/scripts/vm" --uml --kcsan -- true
 expect "vm --debug --kcsan: two kernels" 1 'vm: --debug and --kcsan are two kernels' \
@@ -260,7 +263,7 @@ expect "pair.py with a missing directory" 1 "pair.py: no results directory" \
 	"$TOP/scripts/bench/pair.py" "$T/pair/none:x" "$T/pair/a:x" 6/c
 
 # --- make soak: bad input refused before a kernel is booted ---
-expect "soak.sh --kernel qemu" 1 "soak.sh: --kernel must be uml or debug, not 'qemu'" \
+expect "soak.sh --kernel qemu" 1 "soak.sh: --kernel must be uml, uml-debug or debug, not 'qemu'" \
 	"$TOP/scripts/soak.sh" --kernel qemu
 expect "soak.sh --transfers 0" 1 "soak.sh: --transfers must be a count" \
 	"$TOP/scripts/soak.sh" --transfers 0

@@ -67,6 +67,7 @@ step() {
 vm_args() {
 	case "$1" in
 	uml | qemu) echo "--$1" ;;
+	uml-debug) echo "--uml --debug" ;;
 	debug | kcsan) echo "--qemu --$1" ;;
 	*) die "test.sh: no test kernel '$1'" ;;
 	esac
@@ -110,6 +111,7 @@ kselftest() {
 	[ -x "$KST/run_kselftest.sh" ] || { echo "kselftests not built ($KST)"; return 1; }
 	vmt=(--"$t")
 	[ "$t" = debug ] && vmt=(--qemu --debug)
+	[ "$t" = uml-debug ] && vmt=(--uml --debug)
 	[ "$t" = kcsan ] && vmt=(--qemu --kcsan --allow-splat)
 	# shellcheck disable=SC2086 # VM_OPTS is an option list
 	(cd "$KST" && "$TOP/scripts/vm" "${vmt[@]}" ${VM_OPTS:-} --log "$out" -- \
@@ -329,6 +331,15 @@ run() {
 		VM_OPTS="--timeout 900" KST_TAG=soak step fuso_faults.sh-soak-uml \
 			kselftest uml fuso_faults.sh FUSO_FAULTS_SOAK=1000 FUSO_FAULTS_SEED=1
 		;;
+	# The debug kernel's sanitizers in UML (KASAN, lockdep, kmemleak; one
+	# CPU, virtual time, so the fault suite's time bounds hold as on
+	# UML): the soak's seeded slice, as fuso_faults.sh-soak-uml runs it;
+	# any kernel report, or a leak in the kmemleak scan, fails the step
+	debug-uml)
+		step build-uml-debug "$TOP/scripts/build.sh" kernel uml --debug || return
+		VM_OPTS="--timeout 1800" KST_TAG=soak step fuso_faults.sh-soak-uml-debug \
+			kselftest uml-debug fuso_faults.sh FUSO_FAULTS_SOAK=1000 FUSO_FAULTS_SEED=1
+		;;
 	build-debug) step build-debug "$TOP/scripts/build.sh" kernel qemu --debug ;;
 	build-kcsan) step build-kcsan "$TOP/scripts/build.sh" kernel qemu --kcsan ;;
 	# The debug kernel (KASAN, lockdep, kmemleak...): fuso.sh and the
@@ -500,7 +511,7 @@ suite)
 	lane "" deps scripts build-uml
 	# the UML lane: one core, virtual time (the kselftests first: a
 	# small build that the x86 lane needs only at its end, for nofuso)
-	lane uml build-selftests vm-uml quickstart kunit-uml fuso faults bench &
+	lane uml build-selftests vm-uml quickstart kunit-uml fuso faults bench debug-uml &
 	uml_lane=$!
 	if [ -n "$full" ]; then
 		# the x86 lane: the series check first (it compiles the
