@@ -950,6 +950,22 @@ ofo_paths()
 	tc -n "${ns2}" qdisc change dev ns2eth2 root netem delay 1ms ${l2}
 }
 
+# $1: a case's name; the rest: commands it needs.  True when all exist;
+# else the case is skipped (and fails where every feature is expected).
+need_cmds()
+{
+	local name=${1} c
+
+	shift
+	for c in "$@"; do
+		command -v "${c}" >/dev/null && continue
+		mptcp_lib_pr_skip "${c} not available"
+		mptcp_lib_result_skip "${name}"
+		mptcp_lib_fail_if_expected_feature "${c}"
+		return 1
+	done
+}
+
 # True when the kernel runs in virtual time (UML time-travel): netem delays
 # are then exact and timings repeat.
 virtual_time()
@@ -1228,12 +1244,7 @@ test_ofo_fin()
 
 	name+=" the stream ends with the data"
 	mptcp_lib_print_title "${name}"
-	if ! command -v nft >/dev/null; then
-		mptcp_lib_pr_skip "nft not available"
-		mptcp_lib_result_skip "${name}"
-		mptcp_lib_fail_if_expected_feature "nft"
-		return
-	fi
+	need_cmds "${name}" nft || return
 	ofo_paths "${family}" on
 	set_mode 3
 	fin_drop
@@ -1484,12 +1495,7 @@ test_ofo_badmap()
 	fi
 	name+=": never pushed, data intact"
 	mptcp_lib_print_title "${name}"
-	if ! command -v nft >/dev/null || ! command -v ethtool >/dev/null; then
-		mptcp_lib_pr_skip "nft or ethtool not available"
-		mptcp_lib_result_skip "${name}"
-		mptcp_lib_fail_if_expected_feature "nft and ethtool"
-		return
-	fi
+	need_cmds "${name}" nft ethtool || return
 	ofo_paths "${family}" on
 	ip -net "${ns2}" link set ns2eth1 gso_max_segs 65535
 	ip netns exec "${ns2}" ethtool -K ns2eth1 tso off >/dev/null
@@ -1985,12 +1991,7 @@ test_sched_cautious()
 
 	name+=" on one subflow; past a response's first MB, on every one"
 	mptcp_lib_print_title "${name}"
-	if ! command -v nft >/dev/null; then
-		mptcp_lib_pr_skip "nft not available"
-		mptcp_lib_result_skip "${name}"
-		mptcp_lib_fail_if_expected_feature "nft"
-		return
-	fi
+	need_cmds "${name}" nft || return
 	set_mode 0
 	set_sched window
 	spread_paths add 4
