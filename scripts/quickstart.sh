@@ -110,7 +110,7 @@ run ip -n $C mptcp endpoint add 10.0.2.1 dev qs-c2 subflow
 say "3. FUSO's knobs: net.mptcp.fuso is the one to set (below); the scheduler stays upstream's"
 run ip netns exec $S sysctl net.mptcp.scheduler
 # the knobs a new namespace starts with (mptcp-sysctl.rst says what each
-# does; fuso_rules 118: every rule beyond the paper, 0 is the paper's)
+# does; fuso_rules 82: every rule beyond the paper, 0 is the paper's)
 echo "FUSO's knobs, at their defaults:"
 run ip netns exec $S sysctl net.mptcp.fuso net.mptcp.fuso_alpha \
 	net.mptcp.fuso_beta net.mptcp.fuso_rules

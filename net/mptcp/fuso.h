@@ -26,7 +26,6 @@ struct sock;
 
 /* Bounds on the work of one round */
 #define MPTCP_FUSO_MAX_COPIES	64	/* copies per round */
-#define MPTCP_FUSO_BATCH	8	/* copies per (worst, best) lock pair */
 #define MPTCP_FUSO_MAX_SUBFLOWS	16	/* subflows considered by a round */
 
 /* T1 skips a message that is the third or later of messages each begun
@@ -34,12 +33,11 @@ struct sock;
  */
 #define MPTCP_FUSO_STREAM_WRITES	2
 
-/* What a round knows about one subflow when it chooses worst and best. */
+/* What a round knows about one subflow when it chooses a carrier */
 struct mptcp_fuso_cand {
 	u32	cost;		/* C_l, Q16 */
 	u32	srtt_us;
-	u8	worst_ok:1,	/* has sent data that may still need a copy */
-		best_ok:1,	/* can take a copy now */
+	u8	best_ok:1,	/* can take a copy now */
 		active:1,	/* usable for data (mptcp_subflow_active()) */
 		backup:1;	/* backup subflow: best only if no other is active */
 };
@@ -62,7 +60,7 @@ bool __mptcp_fuso_sendmsg_start(struct sock *sk);
 void __mptcp_fuso_sendmsg_done(struct sock *sk, bool idle);
 void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk);
 void __mptcp_fuso_uncork(struct sock *sk);
-void __mptcp_fuso_data_end(struct sock *sk, struct sock *ssk);
+void __mptcp_fuso_pushed(struct sock *sk, struct sock *ssk);
 
 /* mptcp_sendmsg() may queue new data; returns what to give back to
  * mptcp_fuso_sendmsg_done() if it queues nothing
@@ -81,11 +79,11 @@ static inline void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle)
 		__mptcp_fuso_sendmsg_done(sk, idle);
 }
 
-/* A push handed @ssk (locked) the end of the data */
-static inline void mptcp_fuso_data_end(struct sock *sk, struct sock *ssk)
+/* A push handed @ssk (locked) data up to msk->snd_nxt */
+static inline void mptcp_fuso_pushed(struct sock *sk, struct sock *ssk)
 {
 	if (static_branch_unlikely(&mptcp_fuso_tx_key))
-		__mptcp_fuso_data_end(sk, ssk);
+		__mptcp_fuso_pushed(sk, ssk);
 }
 
 /* TCP_CORK was cleared: what it held back ends a message */
@@ -105,16 +103,11 @@ static inline void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk)
 #if IS_ENABLED(CONFIG_KUNIT)
 /* The pure parts of the sender, for the KUnit tests; static without KUnit */
 u32 mptcp_fuso_cost(u32 segs, u32 rtx, u32 segs_at_rtx, u8 alpha, u8 beta);
-int mptcp_fuso_pick_worst(const struct mptcp_fuso_cand *c, int n);
 int mptcp_fuso_pick_best(const struct mptcp_fuso_cand *c, int n, u32 rnd,
-			 u8 rules, int w);
-bool mptcp_fuso_evident(u8 rules, u8 sacked, u32 seq, u32 hs, u64 dsn,
-			u64 hole_dsn);
+			 int avoid);
 bool mptcp_fuso_hole_raise(u64 hole, u64 una, u64 nxt, u64 dsn);
-bool mptcp_fuso_tail_ends_data(u64 dend, u64 snd_nxt, bool fin);
-bool mptcp_fuso_next_slice(u32 snd_una, u32 snd_nxt, u32 *prot_seq,
-			   u32 seq, u32 end, u32 map_seq, u32 map_len,
-			   u32 mss, u32 *off, u32 *len);
+bool mptcp_fuso_skb_dsn(u32 seq, u32 len, u32 map_seq, u32 map_len,
+			u64 data_seq, u64 *lo, u64 *hi);
 #endif
 
 #else /* !CONFIG_MPTCP_FUSO */
@@ -144,7 +137,7 @@ static inline bool mptcp_fuso_sendmsg_start(struct sock *sk)
 
 static inline void mptcp_fuso_sendmsg_done(struct sock *sk, bool idle) {}
 static inline void mptcp_fuso_uncork(struct sock *sk) {}
-static inline void mptcp_fuso_data_end(struct sock *sk, struct sock *ssk) {}
+static inline void mptcp_fuso_pushed(struct sock *sk, struct sock *ssk) {}
 static inline void mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk) {}
 static inline void mptcp_fuso_try_send_recoveries(struct sock *sk) {}
 

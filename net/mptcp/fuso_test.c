@@ -65,73 +65,66 @@ static void mptcp_fuso_test_cost_large(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ONE, mptcp_fuso_cost(50, 1, 50, 0, 100));
 }
 
-/* ---- worst and best */
+/* ---- the carrier */
 
-#define CAND(c, rtt, w, b) { .cost = (c), .srtt_us = (rtt), \
-			     .worst_ok = (w), .best_ok = (b), .active = 1 }
+#define CAND(c, rtt, b) { .cost = (c), .srtt_us = (rtt), .best_ok = (b), \
+			  .active = 1 }
 
 static void mptcp_fuso_test_pick_cost(struct kunit *test)
 {
 	const struct mptcp_fuso_cand c[] = {
-		CAND(100, 500, 1, 1),
-		CAND(900, 100, 1, 1),	/* lossiest */
-		CAND(0, 900, 1, 1),	/* clean */
+		CAND(100, 500, 1),
+		CAND(900, 100, 1),	/* lossiest */
+		CAND(0, 900, 1),	/* clean */
 	};
 
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 3));
-	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, 0, -1));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, -1));
 }
 
 static void mptcp_fuso_test_pick_rtt_ties(struct kunit *test)
 {
-	/* equal C_l: the largest RTT is worst, the smallest best */
+	/* equal C_l: the smallest RTT is best */
 	const struct mptcp_fuso_cand c[] = {
-		CAND(0, 300, 1, 1),
-		CAND(0, 900, 1, 1),
-		CAND(0, 100, 1, 1),
-		CAND(0, 900, 1, 1),
+		CAND(0, 300, 1),
+		CAND(0, 900, 1),
+		CAND(0, 100, 1),
+		CAND(0, 900, 1),
 	};
 
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 4));
-	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 4, 0, 0, -1));
-
-	/* a single subflow is both */
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_worst(c, 1));
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 1, 0, 0, -1));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 4, 0, -1));
+	/* a single subflow carries its own copies */
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 1, 0, -1));
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 1, 0, 0));
 }
 
 static void mptcp_fuso_test_pick_eligible(struct kunit *test)
 {
 	struct mptcp_fuso_cand c[] = {
-		CAND(900, 100, 0, 1),	/* nothing to protect */
-		CAND(100, 100, 1, 0),	/* no spare cwnd */
-		CAND(500, 100, 1, 1),
+		CAND(900, 100, 1),
+		CAND(100, 100, 0),	/* no spare cwnd */
+		CAND(500, 100, 1),
 	};
 
-	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_worst(c, 3));
-	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, 0, -1));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, -1));
 	c[0].best_ok = 0;
 	c[2].best_ok = 0;
-	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 3, 0, 0, -1));
-	c[1].worst_ok = 0;
-	c[2].worst_ok = 0;
-	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_worst(c, 3));
-	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_worst(c, 0));
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 3, 0, -1));
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 0, 0, -1));
 }
 
 static void mptcp_fuso_test_pick_never_sent(struct kunit *test)
 {
 	struct mptcp_fuso_cand c[] = {
-		CAND(MPTCP_FUSO_INF, 10, 0, 1),
-		CAND(2 * ONE, 900, 1, 1),	/* lossy, but it sent */
-		CAND(MPTCP_FUSO_INF, 10, 0, 1),
+		CAND(MPTCP_FUSO_INF, 10, 1),
+		CAND(2 * ONE, 900, 1),	/* lossy, but it sent */
+		CAND(MPTCP_FUSO_INF, 10, 1),
 	};
 	bool seen[3] = {};
 	u32 r;
 
 	/* never sent is the last choice, even against a lossy subflow */
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, 0, -1));
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 1, 0, -1));
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, -1));
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 1, -1));
 
 	/* if all are never sent, the random number picks, among the
 	 * eligible ones only
@@ -139,106 +132,60 @@ static void mptcp_fuso_test_pick_never_sent(struct kunit *test)
 	c[1].cost = MPTCP_FUSO_INF;
 	c[1].best_ok = 0;
 	for (r = 0; r < 8; r++) {
-		int b = mptcp_fuso_pick_best(c, 3, r, 0, -1);
+		int b = mptcp_fuso_pick_best(c, 3, r, -1);
 
 		KUNIT_ASSERT_TRUE(test, b == 0 || b == 2);
 		seen[b] = true;
 	}
 	KUNIT_EXPECT_TRUE(test, seen[0] && seen[2]);
+	/* ... and not the holder's own */
+	for (r = 0; r < 8; r++)
+		KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, r, 0));
 }
 
 static void mptcp_fuso_test_pick_backup(struct kunit *test)
 {
 	struct mptcp_fuso_cand c[] = {
-		CAND(0, 100, 1, 1),
-		CAND(ONE, 900, 1, 1),
+		CAND(0, 100, 1),
+		CAND(ONE, 900, 1),
 	};
 
 	/* a backup is best only when no other subflow is active */
 	c[0].backup = 1;
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 2, 0, 0, -1));
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 2, 0, -1));
+	/* not even to keep the copy off the holder's path */
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 2, 0, 1));
 	/* active but unable to take a copy now (loss recovery): no copy */
 	c[1].best_ok = 0;
-	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 2, 0, 0, -1));
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 2, 0, -1));
 	c[1].active = 0;
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 2, 0, 0, -1));
-	/* backups are fine victims */
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_worst(c, 2));
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 2, 0, -1));
 }
 
-#define CLEAN	MPTCP_FUSO_RULE_CLEAN_PATH
-
-static void mptcp_fuso_test_pick_clean_path(struct kunit *test)
+/* Not onto the holder's path if another subflow can take the copy: a
+ * loss burst takes the copy with the original.  The paper (@avoid -1)
+ * goes back onto the holder when it ranks first.
+ */
+static void mptcp_fuso_test_pick_not_holder(struct kunit *test)
 {
 	struct mptcp_fuso_cand c[] = {
-		CAND(ONE / 10, 100, 1, 1),		/* the lossy victim */
-		CAND(MPTCP_FUSO_INF, 200, 0, 1),	/* never sent */
-		CAND(MPTCP_FUSO_INF, 300, 0, 1),	/* never sent */
+		CAND(0, 100, 1),		/* the holder, clean so far */
+		CAND(MPTCP_FUSO_INF, 200, 1),	/* never sent */
+		CAND(ONE / 10, 300, 1),		/* lossy */
 	};
 
-	/* the paper: a subflow that never sent is the last choice, so the
-	 * copy goes back onto the lossy subflow
-	 */
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, 0, 0));
-	/* the rule: a clean, unused subflow before a lossy one; which of
-	 * the unused ones, at random
-	 */
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
-	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 1, CLEAN, 0));
-	/* the victim's subflow never lost: it ranks with the unused ones
-	 * and loses the tie, a copy on its own path shares its fate
-	 */
-	c[0].cost = 0;
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
-	/* but another subflow that sent and never lost ranks before them */
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 2));
-	/* on equal rank, not back onto the victim's subflow, whatever the
-	 * RTT says
-	 */
-	c[2].cost = 0;
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 2));
-	/* a subflow with a loss still ranks after the clean victim's own
-	 * and the unused one, which wins their tie
-	 */
-	c[2].cost = 1;
-	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
-	c[1].best_ok = 0;
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
-	/* only the victim's subflow can take it: back onto it */
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, -1));
+	KUNIT_EXPECT_EQ(test, 2, mptcp_fuso_pick_best(c, 3, 0, 0));
 	c[2].best_ok = 0;
-	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, CLEAN, 0));
+	KUNIT_EXPECT_EQ(test, 1, mptcp_fuso_pick_best(c, 3, 0, 0));
+	/* only the holder can take it: onto its own path */
+	c[1].best_ok = 0;
+	KUNIT_EXPECT_EQ(test, 0, mptcp_fuso_pick_best(c, 3, 0, 0));
+	c[0].best_ok = 0;
+	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 3, 0, 0));
 }
 
 /* ---- targeted copies, window room */
-
-static void mptcp_fuso_test_evident(struct kunit *test)
-{
-	const u8 t = MPTCP_FUSO_RULE_TARGETED;
-	const u64 d = U64_MAX - 1000;	/* DSNs wrap */
-
-	/* the paper: every segment at once */
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(0, 0, 1000, 1000, d, d));
-	/* targeted: no evidence, no copy */
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_evident(t, 0, 1000, 1000, d, d));
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_evident(t, TCPCB_SACKED_RETRANS,
-						    1000, 1000, d, d));
-	/* TCP marked it lost */
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(t, TCPCB_LOST, 1000, 1000,
-						   d, d));
-	/* later data of the subflow was SACKed, modulo 2^32 */
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(t, 0, 1000, 1001, d, d));
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(t, 0, U32_MAX - 5, 10,
-						   d, d));
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_evident(t, 0, 1000, 999, d, d));
-	/* a copy of later data arrived, the data-level ACK stayed below */
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_evident(t, 0, 1000, 1000, d,
-						   d + 2000));
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_evident(t, 0, 1000, 1000, d + 1,
-						    d + 1));
-}
 
 static void mptcp_fuso_test_hole(struct kunit *test)
 {
@@ -267,29 +214,6 @@ static void mptcp_fuso_test_hole(struct kunit *test)
 						       hi - 1));
 	KUNIT_EXPECT_FALSE(test, mptcp_fuso_hole_raise(0, hi, hi + 5000,
 						       hi + 5001));
-}
-
-/* MPTCP_FUSO_RULE_LAST_TAIL: only the tail at the data's end is copied
- * at once; the others wait for the hole its ACK reveals
- */
-static void mptcp_fuso_test_tail_ends_data(struct kunit *test)
-{
-	const u64 hi = BIT_ULL(63) + 1000, w = U64_MAX - 1000;
-
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_tail_ends_data(hi, hi, false));
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(hi - 1, hi, false));
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(hi - 1400, hi,
-							   false));
-	/* across the wrap of the DSN space */
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_tail_ends_data(w + 2000, w + 2000,
-							  false));
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(w, w + 2000,
-							   false));
-	/* snd_nxt counts a DATA_FIN: the payload ends one before it */
-	KUNIT_EXPECT_TRUE(test, mptcp_fuso_tail_ends_data(hi, hi + 1, true));
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(hi - 1400, hi + 1,
-							   true));
-	KUNIT_EXPECT_FALSE(test, mptcp_fuso_tail_ends_data(hi, hi + 1, false));
 }
 
 /* issue 18, item 3: a copy must not widen its subflow's view of the
@@ -375,66 +299,48 @@ static void mptcp_fuso_test_snd_cwnd(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 40U, mptcp_fuso_snd_cwnd(sk));
 }
 
-/* ---- the protection watermark */
+/* ---- the DSNs of a sent skb */
 
 #define WRAP	(U32_MAX - 999)	/* an skb that straddles 2^32 */
 
-/* One sent skb [seq, end) of a subflow, in a mapping [map, map + map_len),
- * and the slices that must come out of it, in order, each exactly once.
+/* One sent skb [seq, seq + len) of a subflow, in a mapping [map,
+ * map + map_len) at DSN dsn, and the DSNs it carries.
  */
-struct fuso_slice_case {
+struct fuso_dsn_case {
 	const char *what;
-	u32 una, nxt, prot, seq, end, map, map_len, mss;
-	u32 slices[3][2];	/* (offset in the mapping, length); 0 length ends */
-	u32 prot_after;		/* the watermark once all are taken */
+	u32 seq, len, map, map_len;
+	u64 dsn;
+	bool ok;
+	u64 lo, hi;
 };
 
-static const struct fuso_slice_case fuso_slice_cases[] = {
-	{ "MSS slices in order", 1000, 5000, 0, 1000, 5000, 1000, 4000, 1500,
-	  { { 0, 1500 }, { 1500, 1500 }, { 3000, 1000 } }, 5000 },
-	{ "acknowledged bytes are never protected",
-	  1200, 5000, 1000, 1000, 2000, 1000, 1000, 1500, { { 200, 800 } }, 2000 },
-	{ "a fragment in the middle of its mapping",
-	  3000, 9000, 0, 3000, 4000, 1000, 8000, 1500, { { 2000, 1000 } }, 4000 },
-	{ "never past the mapping (DATA_FIN, short map)",
-	  1000, 2000, 0, 1000, 2000, 1000, 600, 1500, { { 0, 600 } }, 1600 },
-	{ "an skb outside its mapping is refused",
-	  1000, 2000, 0, 1000, 2000, 1500, 100, 1500, { }, 0 },
-	{ "mss 0 is refused", 1000, 2000, 0, 1000, 2000, 1000, 1000, 0, { }, 0 },
-	{ "a stale watermark restarts at una; sequence wrap",
-	  WRAP, WRAP + 3000, WRAP + 0x80000000U, WRAP, WRAP + 3000, WRAP, 3000,
-	  1500, { { 0, 1500 }, { 1500, 1500 } }, WRAP + 3000 },
+static const struct fuso_dsn_case fuso_dsn_cases[] = {
+	{ "the whole mapping", 1000, 4000, 1000, 4000, 70000, true,
+	  70000, 74000 },
+	{ "a fragment in the middle of its mapping", 3000, 1000, 1000, 8000,
+	  70000, true, 72000, 73000 },
+	{ "never past the mapping (DATA_FIN, short map)", 1000, 1000, 1000,
+	  600, 70000, true, 70000, 70600 },
+	{ "an skb outside its mapping", 1000, 1000, 1500, 100, 70000, false },
+	{ "no payload", 1000, 0, 1000, 1000, 70000, false },
+	{ "sequence wrap", WRAP + 500, 3000, WRAP, 4000, U64_MAX - 100, true,
+	  U64_MAX + 400, U64_MAX + 3400 },
 };
 
-static bool fuso_slice(const struct fuso_slice_case *c, u32 *prot, u32 *off,
-		       u32 *len)
+KUNIT_ARRAY_PARAM_DESC(fuso_dsn, fuso_dsn_cases, what);
+
+static void mptcp_fuso_test_skb_dsn(struct kunit *test)
 {
-	return mptcp_fuso_next_slice(c->una, c->nxt, prot, c->seq, c->end,
-				     c->map, c->map_len, c->mss, off, len);
-}
+	const struct fuso_dsn_case *c = test->param_value;
+	u64 lo = 1, hi = 1;
 
-KUNIT_ARRAY_PARAM_DESC(fuso_slice, fuso_slice_cases, what);
-
-static void mptcp_fuso_test_slices(struct kunit *test)
-{
-	const struct fuso_slice_case *c = test->param_value;
-	u32 prot = c->prot, off, len;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(c->slices) && c->slices[i][1]; i++) {
-		KUNIT_ASSERT_TRUE_MSG(test, fuso_slice(c, &prot, &off, &len),
-				      "slice %d missing", i);
-		KUNIT_EXPECT_EQ_MSG(test, c->slices[i][0], off,
-				    "slice %d offset", i);
-		KUNIT_EXPECT_EQ_MSG(test, c->slices[i][1], len,
-				    "slice %d length", i);
-	}
-	/* protected at most once: nothing more, however often asked */
-	KUNIT_EXPECT_FALSE_MSG(test, fuso_slice(c, &prot, &off, &len),
-			       "a slice too many");
-	KUNIT_EXPECT_FALSE_MSG(test, fuso_slice(c, &prot, &off, &len),
-			       "a slice too many");
-	KUNIT_EXPECT_EQ_MSG(test, c->prot_after, prot, "watermark");
+	KUNIT_ASSERT_EQ(test, c->ok,
+			mptcp_fuso_skb_dsn(c->seq, c->len, c->map, c->map_len,
+					   c->dsn, &lo, &hi));
+	if (!c->ok)
+		return;
+	KUNIT_EXPECT_EQ(test, c->lo, lo);
+	KUNIT_EXPECT_EQ(test, c->hi, hi);
 }
 
 /* ---- the "window" scheduler: where new data goes */
@@ -685,14 +591,12 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_eligible),
 	KUNIT_CASE(mptcp_fuso_test_pick_never_sent),
 	KUNIT_CASE(mptcp_fuso_test_pick_backup),
-	KUNIT_CASE(mptcp_fuso_test_pick_clean_path),
-	KUNIT_CASE(mptcp_fuso_test_evident),
+	KUNIT_CASE(mptcp_fuso_test_pick_not_holder),
 	KUNIT_CASE(mptcp_fuso_test_hole),
-	KUNIT_CASE(mptcp_fuso_test_tail_ends_data),
 	KUNIT_CASE(mptcp_fuso_test_shared_wnd),
 	KUNIT_CASE(mptcp_fuso_test_room),
 	KUNIT_CASE(mptcp_fuso_test_snd_cwnd),
-	KUNIT_CASE_PARAM(mptcp_fuso_test_slices, fuso_slice_gen_params),
+	KUNIT_CASE_PARAM(mptcp_fuso_test_skb_dsn, fuso_dsn_gen_params),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_sched_window, fuso_sched_gen_params),
 	KUNIT_CASE(mptcp_fuso_test_sched_windowed),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_rcv_map, fuso_rcv_map_gen_params),

@@ -79,7 +79,7 @@ if [ "${1:-}" = --guest ]; then
 		ip -n $c mptcp endpoint add 10.0.2.3 dev c2 subflow
 	fi
 	setup() {	# SCHEME
-		local sched=window fuso=3 rules=118
+		local sched=window fuso=3 rules=82
 		case "$1" in
 		default) sched=default fuso=0 ;;
 		fuso) sched=default ;;

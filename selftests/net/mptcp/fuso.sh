@@ -51,9 +51,11 @@
 #   (net.mptcp.fuso_rules=0), which copies the hole at once;
 # - the rules and the scheduler: the window-bounded scheduler ("window")
 #   is listed, and FUSO on it sends copies and delivers every byte; with
-#   MPTCP_FUSO_RULE_CLEAN_PATH, the copies of a lossy subflow go to a
+#   MPTCP_FUSO_RULE_TARGETED, the copies of a lossy subflow go to a
 #   clean subflow that never carried data rather than back onto the lossy
-#   one (the paper's ranking puts a never-used subflow last); with
+#   one (the paper's ranking puts a never-used subflow last), and of a
+#   response's two subflow tails only the data's end is copied at once;
+#   with
 #   MPTCP_FUSO_RULE_SPREAD_TIMERS, responses that start from idle move
 #   their flights' first timers (MPTcpExtFusoTimerSpread), and without it
 #   none; with MPTCP_FUSO_RULE_SCHED_CAUTIOUS and every packet marked CE,
@@ -103,8 +105,8 @@ parts=${FUSO_TEST_PARTS:-knobs 0 1 3 hole rules}
 port=10000
 rr_server_opts=""	# more options for the server of rr_start_joined
 declare -A spread_window	# test_sched_window_spread: path 1's bytes
-# net.mptcp.fuso_rules' default: every rule (1 and 8 are unused)
-rules_default=118
+# net.mptcp.fuso_rules' default: every rule (1, 4, 8 and 32 are unused)
+rules_default=82
 timeout_poll=30
 timeout_test=$((timeout_poll * 2 + 1))
 MPTCP_LIB_TEST_FORMAT="%02u %-62s"
@@ -680,11 +682,10 @@ test_span()
 # another subflow: a few per response (MPTcpExtFusoDeferred), however
 # many ACKs arrive.
 # The default scheduler keeps a response on subflow 1, which then ranks
-# first as the carrier of its own tail (subflow 2 never sent: with
-# CLEAN_PATH it ranks right after the clean subflows).  The tail goes onto
-# its own path and waits for another carrier.  Each ACK of subflow 1 woke
-# a round, which took subflow 1 again and found nothing: some 130 empty
-# rounds for 20 responses.  $1: family
+# first as the carrier of its own tail when subflow 2 cannot take it.  The
+# tail goes onto its own path and waits for another carrier.  Each ACK of
+# subflow 1 woke a round, which took subflow 1 again and found nothing:
+# some 130 empty rounds for 20 responses.  $1: family
 test_ack_rounds()
 {
 	local family=${1}
@@ -1783,6 +1784,7 @@ test_sched_window_spread()
 	local addr_opt caddr spid cpid tx0 tx1
 	local out="${tmpdir}/spread.out" go="${tmpdir}/go"
 	local info="${tmpdir}/spread.info"
+	local t="" ev
 
 	if [ "${how}" = window ]; then
 		name+=" scheduler \"window\", fuso=0"
@@ -1803,6 +1805,8 @@ test_sched_window_spread()
 	rr_addr "${family}"
 	rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
 		--before "sleep 0.05" || rc=1
+	# which copies went onto path 1, from the tracepoint if there is one
+	[ "${how}" = window ] || [ -z "$(tracefs)" ] || trace_begin "${name}"
 	tx0=$(tx_bytes "${ns2}" ns2eth1)
 	rr_go "${go}" || rc=1
 	tx1=$(($(tx_bytes "${ns2}" ns2eth1) - tx0))
@@ -1819,6 +1823,29 @@ test_sched_window_spread()
 	else
 		read -r _ _ _ _ copies _ cbytes < "${info}"
 	fi
+	if [ -n "${t}" ]; then
+		# the server's copies on the first subflow, path 1 (the client
+		# connects to the server's path 1 address), have the
+		# connection's ports; without the tracepoint, count every copy
+		# there
+		trace_stop
+		read -r copies cbytes < <(awk -v a="${caddr}" '
+			/mptcp_fuso_recovery:/ {
+				srv = 0
+				for (i = 1; i <= NF; i++) {
+					if ($i ~ /^src=/) {
+						srv = index($i, a) > 0
+						s = $i; sub(/.*:/, "", s)
+					}
+					if ($i ~ /^dest=/) { d = $i; sub(/.*:/, "", d) }
+					if ($i ~ /^best=/) b = $(i + 1)
+					if ($i ~ /^len=/) { l = $i; sub(/len=/, "", l) }
+				}
+				if (srv && b == s "->" d) { n++; sum += l }
+			}
+			END { print n + 0, sum + 0 }' "${t}/trace")
+		echo > "${t}/trace"
+	fi
 	tx1=$((tx1 - cbytes - copies * 100))
 
 	spread_paths del "${family}"
@@ -1826,7 +1853,7 @@ test_sched_window_spread()
 	set_mode 3
 
 	mptcp_lib_pr_info "path 1 carried ${tx1} bytes of ${n} responses of ${size}" \
-		"besides ${copies} copies"
+		"besides ${copies} copies there"
 	# about half of each response; ACKs alone are under 100 bytes each.
 	# The default scheduler sends some responses whole on path 1: with
 	# the sender on and the bound undone, 48 170 and 50 922 bytes there
@@ -1847,21 +1874,25 @@ test_sched_window_spread()
 	result "${name}" ${rc}
 }
 
-# MPTCP_FUSO_RULE_LAST_TAIL (32): a response spread over two subflows has
-# two tails, and only the one that carries the end of the data is copied
-# at once; the other is copied only if the hole its ACK reveals shows it
-# lost.  The setup of test_sched_window_spread: each 10000-byte response
-# leaves on both paths, the first segments on path 2 (1 ms each way), the
-# end on path 1 (2 ms), so without a loss path 2's tail arrives first and
-# no hole shows.  No loss: the server's copies per response, with the
-# default rules and with the rule taken out, in one case; it fails when
-# the rule is gone or copies as much as without it.  $1: family
+# Of a response spread over two subflows, with two subflow tails, only
+# the data-level tail, the last segment below snd_nxt, is copied at once;
+# the other subflow's tail only if the arrival of the end shows it
+# missing.  The setup of test_sched_window_spread: each 10000-byte
+# response leaves on both paths, the first segments on path 2 (1 ms each
+# way), the end on path 1 (2 ms), so without a loss path 2's tail arrives
+# first and no hole shows.  No loss: the server's copies per response,
+# with the default rules and with the paper's (0), which copies every
+# segment, in one case.  It fails unless at least one copy per two
+# responses is made, and at most 3/4 of the paper's.  Path 1 is the slower
+# one: the tail's copy on path 2 reaches the peer before path 1's data
+# below it, which is then in doubt and copied too (40 copies for 20
+# responses, the paper 160).  $1: family
 test_last_tail()
 {
 	local family=${1}
-	local name="IPv${family} fuso_rules=38: of two tails, one copied at once"
+	local name="IPv${family} fuso_rules=${rules_default}: of two tails, one copied at once"
 	local n=20 size=10000 rc=0
-	local addr_opt caddr spid cpid c0 rules tx0 tx1
+	local addr_opt caddr spid cpid c0 rules tx0 tx1 d=${rules_default}
 	local out="${tmpdir}/lasttail.out" go="${tmpdir}/go"
 	local -A copies spread
 
@@ -1870,7 +1901,7 @@ test_last_tail()
 	spread_paths add "${family}"
 
 	rr_addr "${family}"
-	for rules in 38 6; do
+	for rules in ${d} 0; do
 		set_rules "${rules}"
 		rr_start_joined "${out}" "${go}" -n $((n + 1)) -s "${size}" \
 			--before "sleep 0.05" || rc=1
@@ -1888,21 +1919,22 @@ test_last_tail()
 	set_rules "${rules_default}"
 	set_mode 0
 
-	mptcp_lib_pr_info "${n} responses: ${copies[38]} copies with rules 38," \
-		"${copies[6]} with 6; path 1 carried ${spread[38]} and" \
-		"${spread[6]} bytes"
-	if [ ${rc} = 0 ] && { [ "${spread[38]}" -lt $((n * size / 4)) ] ||
-			      [ "${spread[6]}" -lt $((n * size / 4)) ]; }; then
+	mptcp_lib_pr_info "${n} responses: ${copies[${d}]} copies with rules ${d}," \
+		"${copies[0]} with 0; path 1 carried ${spread[${d}]} and" \
+		"${spread[0]} bytes"
+	if [ ${rc} = 0 ] && { [ "${spread[${d}]}" -lt $((n * size / 4)) ] ||
+			      [ "${spread[0]}" -lt $((n * size / 4)) ]; }; then
 		# without two tails per response this case proves nothing
 		mptcp_lib_pr_fail "the responses did not leave on both paths"
 		rc=1
-	elif [ ${rc} = 0 ] && [ "${copies[38]}" -lt $((n / 2)) ]; then
+	elif [ ${rc} = 0 ] && [ "${copies[${d}]}" -lt $((n / 2)) ]; then
 		# the end of each response must still be copied
-		mptcp_lib_pr_fail "rules 38: ${copies[38]} copies, expected about one per response"
+		mptcp_lib_pr_fail "rules ${d}: ${copies[${d}]} copies," \
+			"expected at least one per two responses"
 		rc=1
 	elif [ ${rc} = 0 ] &&
-	     [ $((copies[38] * 4)) -gt $((copies[6] * 3)) ]; then
-		mptcp_lib_pr_fail "rules 38: expected at most 3/4 of the copies of rules 6"
+	     [ $((copies[${d}] * 4)) -gt $((copies[0] * 3)) ]; then
+		mptcp_lib_pr_fail "rules ${d}: expected at most 3/4 of the copies of rules 0"
 		rc=1
 	fi
 	result "${name}" ${rc}
@@ -1928,7 +1960,8 @@ test_last_tail()
 test_spread_timers()
 {
 	local family=${1}
-	local name="IPv${family} fuso_rules=${rules_default}: first timers spread, 54: not"
+	local ctl=$((rules_default & ~64))
+	local name="IPv${family} fuso_rules=${rules_default}: first timers spread, ${ctl}: not"
 	local n=40 rc=0
 	local addr_opt caddr spid rules c0 on off
 	local -A moved
@@ -2148,14 +2181,15 @@ clean_path_count()
 # holds the victims.  The default scheduler keeps short responses on the
 # first subflow (path 1, lossy here), so the second one (path 2, clean)
 # never sends.  For the paper it ranks last (C_l infinite) and the copies
-# go back onto the lossy subflow; with MPTCP_FUSO_RULE_CLEAN_PATH (4) it
-# ranks before any subflow with a loss.  Counted from the tracepoint: the
-# copies that went back onto their victim's subflow although it had lost
-# something (cost_worst > 0).
-# With $3 "noloss", path 1 loses nothing either: the victim's subflow
-# never lost, and the rule still ranks it with the unused one, which wins
-# the tie (a copy on the victim's own path shares its fate: a loss burst
-# takes both); then every copy counts.
+# go back onto the lossy subflow; with MPTCP_FUSO_RULE_TARGETED (2) a copy
+# goes onto the holder's own path only if no other subflow can take it.
+# Counted from the tracepoint ("worst" is the holder): the copies that
+# went back onto their holder's subflow although it had lost something
+# (cost_worst > 0).
+# With $3 "noloss", path 1 loses nothing either: the holder's subflow
+# never lost, and still the copies go to the unused one (a copy on the
+# holder's own path shares its fate: a loss burst takes both); then every
+# copy counts.
 # $1: family; $2: fuso_rules; $3: optional, "noloss"
 test_clean_path()
 {
@@ -2170,7 +2204,7 @@ test_clean_path()
 
 	[ -n "${noloss}" ] &&
 		name="IPv${family} fuso_rules=${rules}: copies of a clean subflow"
-	if [ $((rules & 4)) = 4 ]; then
+	if [ $((rules & 2)) = 2 ]; then
 		name+=" go to the clean unused one"
 	else
 		name+=" go back onto it (the paper)"
@@ -2203,7 +2237,7 @@ test_clean_path()
 		[ ${rc} = 0 ] || break
 		clean_path_count "${evs}" "${noloss}"
 		if [ "${counted}" -ge 10 ] &&
-		   { [ $((rules & 4)) = 4 ] || [ "${back}" -ge 1 ]; }; then
+		   { [ $((rules & 2)) = 2 ] || [ "${back}" -ge 1 ]; }; then
 			break
 		fi
 		mptcp_lib_pr_info "batch ${batch}: ${counted} copies count," \
@@ -2233,10 +2267,10 @@ test_clean_path()
 		# the paper's control, a flake too: 1 of 6 runs had no copy
 		# of a subflow with a loss once the copies before the join no
 		# longer counted
-		[ $((rules & 4)) = 0 ] && MPTCP_LIB_SUBTEST_FLAKY=1
+		[ $((rules & 2)) = 0 ] && MPTCP_LIB_SUBTEST_FLAKY=1
 		mptcp_lib_pr_fail "only ${counted} copies that count"
 		rc=1
-	elif [ ${rc} = 0 ] && [ $((rules & 4)) = 4 ] &&
+	elif [ ${rc} = 0 ] && [ $((rules & 2)) = 2 ] &&
 	     { [ "${first}" != other ] ||
 	       [ $((back * 10)) -gt "${counted}" ]; }; then
 		# the clean subflow can take a copy whenever the lossy one can,
@@ -2244,7 +2278,7 @@ test_clean_path()
 		mptcp_lib_pr_fail "expected the first to go to the clean subflow" \
 			"and at most a tenth back"
 		rc=1
-	elif [ ${rc} = 0 ] && [ $((rules & 4)) = 0 ] && [ "${back}" -lt 1 ]; then
+	elif [ ${rc} = 0 ] && [ $((rules & 2)) = 0 ] && [ "${back}" -lt 1 ]; then
 		# for the paper some go back while the clean subflow never sent
 		# (which copy first depends on whether the lossy subflow can
 		# take one then: observed 11 and 13 of 300 back, the first
@@ -2474,9 +2508,9 @@ if part_ok rules; then
 	set_mode 3
 	ip_ok 4 && test_spread_timers 4
 	set_mode 1
-	ip_ok 4 && test_clean_path 4 4
+	ip_ok 4 && test_clean_path 4 "${rules_default}"
 	ip_ok 4 && test_clean_path 4 0
-	ip_ok 4 && test_clean_path 4 4 noloss
+	ip_ok 4 && test_clean_path 4 "${rules_default}" noloss
 	ip_ok 4 && test_sched_cautious
 fi
 
