@@ -327,15 +327,15 @@ static bool mptcp_fuso_hole_valid(u64 hole, u64 una, u64 nxt)
 }
 
 /**
- * mptcp_fuso_hole_raise - does an acknowledged copy show a data-level hole
+ * mptcp_fuso_hole_raise - does an arrived mark show data in doubt
  * @hole: fuso_tx.hole_dsn
  * @una: msk->snd_una
  * @nxt: msk->snd_nxt
- * @dsn: the end of the copies that the subflow ACK just covered
+ * @dsn: the DSN of a subflow's mark, which just arrived
  *
- * The copies reached the peer; if the data-level ACK is still below
- * their end, the data below them that is not acknowledged may be lost
- * (see mptcp_fuso_evident()).
+ * The data or copy the mark ends reached the peer's subflow; if the
+ * data-level ACK is still below @dsn, the data below it that some
+ * subflow still holds is in doubt (mptcp_fuso_next()).
  *
  * Return: true if @dsn should become fuso_tx.hole_dsn.
  */
@@ -549,11 +549,9 @@ u32 mptcp_fuso_snd_cwnd(const struct sock *ssk)
 EXPORT_SYMBOL_IF_KUNIT(mptcp_fuso_snd_cwnd);
 
 /* Can @ssk take a copy now?  Lockless, a heuristic for choosing the best
- * subflow: mptcp_fuso_best_ok_locked() decides.  *@quota gets the free
- * congestion window in segments.
+ * subflow: mptcp_fuso_best_ok_locked() decides.
  */
-static bool mptcp_fuso_best_may(struct mptcp_subflow_context *subflow,
-				u32 *quota)
+static bool mptcp_fuso_best_may(struct mptcp_subflow_context *subflow)
 {
 	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
 	const struct inet_connection_sock *icsk = inet_csk(ssk);
@@ -582,10 +580,7 @@ static bool mptcp_fuso_best_may(struct mptcp_subflow_context *subflow,
 	/* racy, as above */
 	in_flight = data_race(tcp_packets_in_flight(tp));
 	cwnd = mptcp_fuso_snd_cwnd(ssk);
-	if (in_flight >= cwnd)
-		return false;
-	*quota = cwnd - in_flight;
-	return true;
+	return in_flight < cwnd;
 }
 
 /* Can @ssk take a copy of @len bytes now?  The same tests as
@@ -596,10 +591,9 @@ static bool mptcp_fuso_best_ok_locked(struct mptcp_subflow_context *subflow,
 {
 	struct sock *ssk = mptcp_subflow_tcp_sock(subflow);
 	const struct tcp_sock *tp = tcp_sk(ssk);
-	u32 quota;
 
 	sock_owned_by_me(ssk);
-	if (!mptcp_fuso_best_may(subflow, &quota))
+	if (!mptcp_fuso_best_may(subflow))
 		return false;
 	return !after(tp->write_seq + len, tcp_wnd_end(tp));
 }
@@ -953,7 +947,7 @@ static int mptcp_fuso_next(struct mptcp_sock *msk, struct sock **ssks, int n,
  * subflow is on the wire.  Racy: the ACK that sends the rest calls again.
  */
 static int mptcp_fuso_cands(struct mptcp_sock *msk, struct mptcp_fuso_cand *c,
-			    struct sock **ssks, u32 *quota)
+			    struct sock **ssks)
 {
 	struct mptcp_subflow_context *subflow;
 	int n = 0;
@@ -970,7 +964,7 @@ static int mptcp_fuso_cands(struct mptcp_sock *msk, struct mptcp_fuso_cand *c,
 		ssks[n] = ssk;
 		c[n].cost = mptcp_fuso_subflow_cost(msk, subflow);
 		c[n].srtt_us = READ_ONCE(tcp_sk(ssk)->srtt_us) >> 3;
-		c[n].best_ok = mptcp_fuso_best_may(subflow, quota);
+		c[n].best_ok = mptcp_fuso_best_may(subflow);
 		c[n].backup = subflow->backup || subflow->request_bkup;
 		n++;
 	}
@@ -1032,9 +1026,9 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 		struct sock *ssks[MPTCP_FUSO_MAX_SUBFLOWS];
 		struct mptcp_fuso_piece p;
 		int n, b = -1, kind, ret;
-		u32 quota, mss, h;
+		u32 mss, h;
 
-		n = mptcp_fuso_cands(msk, cand, ssks, &quota);
+		n = mptcp_fuso_cands(msk, cand, ssks);
 		if (n < 0)
 			break;
 		kind = mptcp_fuso_next(msk, ssks, n, &p);
