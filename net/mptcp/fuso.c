@@ -96,6 +96,14 @@
  * held; the tail lies above it and is skipped while its copy is in
  * flight.  One copy is at most one MSS of its carrier.
  *
+ * A copy lost for good with its original (both their paths drop
+ * everything) leaves the data to the MPTCP level's retransmission onto a
+ * subflow with nothing in flight (``__mptcp_retrans()``).  A round that
+ * sent copies re-arms that timer from the subflows' timers
+ * (``mptcp_set_timeout()``): the scheduler set it before its push, when
+ * on a connection that was idle no subflow had a timer to take it from,
+ * and that leaves ``TCP_RTO_MIN``, 200 ms.
+ *
  * Two triggers run a round:
  *
  * T1
@@ -1064,8 +1072,15 @@ void mptcp_fuso_try_send_recoveries(struct sock *sk)
 		mptcp_fuso_done(msk, kind, &p, ret < 0 ? h : ret, ssks, b);
 		sent += ret > 0;
 	}
-	if (!sent)
+	if (!sent) {
 		MPTCP_INC_STATS(net, MPTCP_MIB_FUSOROUNDEMPTY);
+		return;
+	}
+	/* copies lost with their originals: the data-level retransmission
+	 * is due when their subflows time out (see "FUSO sender")
+	 */
+	mptcp_set_timeout(sk);
+	mptcp_reset_rtx_timer(sk);
 }
 
 /**

@@ -2143,6 +2143,94 @@ sched_exchanges()
 	return ${rc}
 }
 
+# A copy whose carrier dies with its original's.  Three subflows: path 1
+# at 2 ms each way, two on path 2 at 1 ms, an RTO of about 5 ms.  The
+# response leaves on the first subflow of path 2 (the fastest), its copy
+# on path 1 (the best but its holder: the third subflow never sent, and
+# ranks last).  Both paths then drop every segment of the size of the
+# response to those two subflows, their retransmissions too: original and
+# copy are lost for good.  The data-level retransmission has to take the
+# third subflow, idle, as soon as the two time out; the interval the
+# scheduler set before the push, when no subflow had a timer, is
+# TCP_RTO_MIN (200 ms).  Checked: the response arrives intact, by a
+# data-level retransmission, in less than half of TCP_RTO_MIN (14 ms in
+# UML; 209 ms without the fix).
+test_dead_carriers()
+{
+	local name="IPv4 fuso=3: original and copy lost for good, the data-level"
+	local out="${tmpdir}/dead.out" go="${tmpdir}/go" rc=0
+	local addr_opt caddr spid cpid i j0 mrtx dropped us bound=100000
+
+	name+=" retransmission comes with the subflows' timeouts"
+	mptcp_lib_print_title "${name}"
+	need_cmds "${name}" nft || return
+	set_mode 3
+	spread_paths add 4
+	ip -n "${ns1}" addr add 10.0.2.3/24 dev ns1eth2
+	mptcp_lib_pm_nl_add_endpoint "${ns1}" 10.0.2.3 dev ns1eth2 flags subflow id 4
+	ip -n "${ns2}" route add 10.0.2.3/32 dev ns2eth2 initcwnd 4 rto_min 5ms
+
+	rr_addr 4
+	j0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
+	rr_start_joined "${out}" "${go}" -n 2 -s 8000,1200 --times || rc=1
+	for i in $(seq 100); do
+		[ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
+		  -ge $((j0 + 2)) ] && break
+		sleep 0.1
+	done
+	# in the network, at the client: a drop in the server's output
+	# would be a local send error, which TCP sees and retries
+	ip netns exec "${ns1}" nft delete table inet fuso_dead 2>/dev/null
+	if ! ip netns exec "${ns1}" nft -f - <<-EOF
+		table inet fuso_dead {
+			counter d { }
+			chain in {
+				type filter hook prerouting priority 0;
+				ip daddr { 10.0.1.1, 10.0.2.1 } \
+					ip length 1240-1400 counter name d drop
+			}
+		}
+	EOF
+	then
+		mptcp_lib_pr_fail "nft could not add the fuso_dead table"
+		rc=1
+	fi
+	mrtx=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPTCPRetrans)
+	rr_go "${go}" "the response" || rc=1
+	mrtx=$(($(mptcp_lib_get_counter "${ns2}" MPTcpExtMPTCPRetrans) - mrtx))
+	dropped=$(ip netns exec "${ns1}" nft list counter inet fuso_dead d |
+		awk '/packets/ { for (i = 1; i < NF; i++)
+				   if ($i == "packets") print $(i + 1) }')
+	ip netns exec "${ns1}" nft delete table inet fuso_dead 2>/dev/null
+	rr_server_stop
+	us=$(awk '$1 == "time_us" && $2 == 1 { print $3 }' "${out}")
+
+	mptcp_lib_pm_nl_del_endpoint "${ns1}" 4 10.0.2.3
+	ip -n "${ns1}" addr del 10.0.2.3/24 dev ns1eth2
+	ip -n "${ns2}" route del 10.0.2.3/32 dev ns2eth2
+	spread_paths del 4
+
+	# in real time (QEMU, the sanitizer kernels) only just below the
+	# fault's own 200 ms
+	virtual_time || bound=190000
+	mptcp_lib_pr_info "dropped ${dropped:-?}, ${mrtx} data-level" \
+		"retransmission(s), the response in ${us:-?} us"
+	if [ ${rc} != 0 ]; then
+		:
+	elif [ "${dropped:-0}" -lt 2 ]; then
+		# the response or its copy took the third subflow: this
+		# proves nothing
+		mptcp_lib_pr_fail "the rule dropped ${dropped:-0} segments, not the" \
+			"response and its copy"
+		rc=1
+	elif [ "${mrtx}" -lt 1 ] || [ -z "${us}" ] || [ "${us}" -ge "${bound}" ]; then
+		mptcp_lib_pr_fail "MPTCPRetrans ${mrtx}, response in ${us:-?} us:" \
+			"expected >= 1 and under ${bound} (TCP_RTO_MIN: 200000)"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # $1: counter name in the fuso_ce table of ns2.  Its bytes.
 nft_counter_bytes()
 {
@@ -2512,6 +2600,7 @@ if part_ok rules; then
 	ip_ok 4 && test_clean_path 4 0
 	ip_ok 4 && test_clean_path 4 "${rules_default}" noloss
 	ip_ok 4 && test_sched_cautious
+	ip_ok 4 && test_dead_carriers
 fi
 
 mptcp_lib_result_print_all_tap
