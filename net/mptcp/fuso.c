@@ -174,9 +174,10 @@
  * subflow that cannot send (closing, stale, MP_FAIL or infinite mapping
  * pending).  It decides to transmit under ``msk->fallback_lock``, as the
  * data-level retransmission (``__mptcp_retrans()``) does, and never touches
- * the data-level retransmit timer, ``snd_nxt`` or the send queue.  It holds
- * one subflow lock at a time, under the msk socket lock, and keeps no
- * subflow or skb pointer across a lock drop.
+ * ``snd_nxt`` or the send queue; the data-level retransmit timer it only
+ * re-arms, from the subflows' timers (see "FUSO sender").  It holds one
+ * subflow lock at a time, under the msk socket lock, and keeps no subflow
+ * or skb pointer across a lock drop.
  *
  * Fallback and checksums
  *   A copy puts data on the wire twice, so once FUSO sent one, the
@@ -919,10 +920,6 @@ static int mptcp_fuso_next(struct mptcp_sock *msk, struct sock **ssks, int n,
 	}
 
 	while (before64(from, to) && mptcp_fuso_find(ssks, n, from, to, p)) {
-		if (before64(p->lo, from))
-			p->lo = from;
-		if (after64(p->hi, to))
-			p->hi = to;
 		if (tail && !before64(p->lo, tx->tail_lo) &&
 		    before64(p->lo, tx->tail_hi)) {
 			from = tx->tail_hi;

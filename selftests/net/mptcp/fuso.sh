@@ -1999,6 +1999,40 @@ test_spread_timers()
 	result "${name}" ${rc}
 }
 
+# The third subflow of the SCHED_CAUTIOUS and dead-carrier cases: a second
+# client address on path 2 (10.0.2.3, endpoint id 4), with the route of
+# the spread case's path 2.  $1: "add" or "del"
+third_subflow()
+{
+	if [ "${1}" = add ]; then
+		ip -n "${ns1}" addr add 10.0.2.3/24 dev ns1eth2
+		mptcp_lib_pm_nl_add_endpoint "${ns1}" 10.0.2.3 dev ns1eth2 \
+			flags subflow id 4
+		ip -n "${ns2}" route add 10.0.2.3/32 dev ns2eth2 \
+			initcwnd 4 rto_min 5ms
+	else
+		mptcp_lib_pm_nl_del_endpoint "${ns1}" 4 10.0.2.3
+		ip -n "${ns1}" addr del 10.0.2.3/24 dev ns1eth2
+		ip -n "${ns2}" route del 10.0.2.3/32 dev ns2eth2
+	fi
+}
+
+# $1: ns2's MPTcpExtMPJoinAckRx before the connection.  Waits for the
+# connection's second join, the third subflow; fails, and says so, if it
+# does not come.
+rr_wait_third()
+{
+	local i
+
+	for i in $(seq 100); do
+		[ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
+		  -ge $((${1} + 2)) ] && return 0
+		sleep 0.1
+	done
+	mptcp_lib_pr_fail "the third subflow did not join"
+	return 1
+}
+
 # SCHED_CAUTIOUS (16): after an ECN echo, a connection backs off as one
 # flow: subflows in CWR get no new data while a calm one exists, and
 # when none is calm only the one with the largest window does; for a
@@ -2030,11 +2064,9 @@ test_sched_cautious()
 	spread_paths add 4
 	ecn0=$(ip netns exec "${ns1}" sysctl -n net.ipv4.tcp_ecn)
 	ip netns exec "${ns1}" sysctl -qw net.ipv4.tcp_ecn=1
-	ip -n "${ns1}" addr add 10.0.2.3/24 dev ns1eth2
-	mptcp_lib_pm_nl_add_endpoint "${ns1}" 10.0.2.3 dev ns1eth2 flags subflow id 4
 	# the two joined subflows alike: the same route, no history from
 	# the cases before
-	ip -n "${ns2}" route add 10.0.2.3/32 dev ns2eth2 initcwnd 4 rto_min 5ms
+	third_subflow add
 	nms0=$(ip netns exec "${ns2}" sysctl -n net.ipv4.tcp_no_metrics_save)
 	ip netns exec "${ns2}" sysctl -qw net.ipv4.tcp_no_metrics_save=1
 	ip -n "${ns1}" tcp_metrics flush all 2>/dev/null
@@ -2056,9 +2088,7 @@ test_sched_cautious()
 	fi
 
 	ip netns exec "${ns2}" nft delete table inet fuso_ce 2>/dev/null
-	mptcp_lib_pm_nl_del_endpoint "${ns1}" 4 10.0.2.3
-	ip -n "${ns1}" addr del 10.0.2.3/24 dev ns1eth2
-	ip -n "${ns2}" route del 10.0.2.3/32 dev ns2eth2
+	third_subflow del
 	ip netns exec "${ns2}" sysctl -qw net.ipv4.tcp_no_metrics_save="${nms0}"
 	ip netns exec "${ns1}" sysctl -qw net.ipv4.tcp_ecn="${ecn0}"
 	spread_paths del 4
@@ -2113,22 +2143,12 @@ nft_fuso_ce()
 sched_exchanges()
 {
 	local what=${1} out="${tmpdir}/sched.out" go="${tmpdir}/go"
-	local j0 i c1 c3 young rc=0
+	local j0 c1 c3 young rc=0
 
 	shift
 	j0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
 	rr_start_joined "${out}" "${go}" "$@" --before "sleep 0.05" || rc=1
-	# and the second join
-	for i in $(seq 100); do
-		[ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
-		  -ge $((j0 + 2)) ] && break
-		sleep 0.1
-	done
-	if [ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
-	     -lt $((j0 + 2)) ]; then
-		mptcp_lib_pr_fail "the third subflow did not join"
-		rc=1
-	fi
+	rr_wait_third "${j0}" || rc=1
 	c1=$(nft_counter_bytes c1)
 	c3=$(nft_counter_bytes c3)
 	rr_go "${go}" || rc=1
@@ -2159,25 +2179,19 @@ test_dead_carriers()
 {
 	local name="IPv4 fuso=3: original and copy lost for good, the data-level"
 	local out="${tmpdir}/dead.out" go="${tmpdir}/go" rc=0
-	local addr_opt caddr spid cpid i j0 mrtx dropped us bound=100000
+	local addr_opt caddr spid cpid j0 mrtx dropped us bound=100000
 
 	name+=" retransmission comes with the subflows' timeouts"
 	mptcp_lib_print_title "${name}"
 	need_cmds "${name}" nft || return
 	set_mode 3
 	spread_paths add 4
-	ip -n "${ns1}" addr add 10.0.2.3/24 dev ns1eth2
-	mptcp_lib_pm_nl_add_endpoint "${ns1}" 10.0.2.3 dev ns1eth2 flags subflow id 4
-	ip -n "${ns2}" route add 10.0.2.3/32 dev ns2eth2 initcwnd 4 rto_min 5ms
+	third_subflow add
 
 	rr_addr 4
 	j0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
 	rr_start_joined "${out}" "${go}" -n 2 -s 8000,1200 --times || rc=1
-	for i in $(seq 100); do
-		[ "$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)" \
-		  -ge $((j0 + 2)) ] && break
-		sleep 0.1
-	done
+	rr_wait_third "${j0}" || rc=1
 	# in the network, at the client: a drop in the server's output
 	# would be a local send error, which TCP sees and retries
 	ip netns exec "${ns1}" nft delete table inet fuso_dead 2>/dev/null
@@ -2205,9 +2219,7 @@ test_dead_carriers()
 	rr_server_stop
 	us=$(awk '$1 == "time_us" && $2 == 1 { print $3 }' "${out}")
 
-	mptcp_lib_pm_nl_del_endpoint "${ns1}" 4 10.0.2.3
-	ip -n "${ns1}" addr del 10.0.2.3/24 dev ns1eth2
-	ip -n "${ns2}" route del 10.0.2.3/32 dev ns2eth2
+	third_subflow del
 	spread_paths del 4
 
 	# in real time (QEMU, the sanitizer kernels) only just below the
