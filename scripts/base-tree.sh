@@ -136,6 +136,20 @@ link_overlay() { # TREE
 	done < <(overlay_entries)
 }
 
+# check_carried TREE REV WHY: each file the patches carry (carried_entries)
+# must be, in this repository, what TREE has at REV; WHY says what a
+# difference means
+check_carried() {
+	local tree=$1 rev=$2 why=$3 repo_path tree_path
+	while read -r repo_path tree_path; do
+		[ -f "$TOP/$repo_path" ] || die "patches/overlay names $repo_path, which does not exist"
+		git -C "$tree" cat-file -e "$rev:$tree_path" 2>/dev/null ||
+			die "the series does not add $tree_path, which patches/overlay says it carries"
+		git -C "$tree" show "$rev:$tree_path" | cmp -s - "$TOP/$repo_path" ||
+			die "$repo_path is not the series' own version: $why"
+	done < <(carried_entries)
+}
+
 # Fixes to the base tree that our test setup needs (not part of FUSO, not in
 # the series): scripts/base-fixes/*.patch.  Tags the result "base-fixed";
 # the series is developed on top of it.
@@ -190,10 +204,12 @@ check_src_exported() {
 
 cmd_src() {
 	cmd_base
-	local stamp
+	local stamp tree_path
 	stamp=$(patch_stamp)
 	if [ -d "$SRC" ] && [ -f "$SRC/.fuso-stamp" ] && [ "$(cat "$SRC/.fuso-stamp")" = "$stamp" ]; then
 		link_overlay "$SRC" # cheap; repairs a deleted link
+		check_carried "$SRC" "$(cat "$SRC/.fuso-head")" \
+			"it changed here since the last make export; the patches carry it, so edit $SRC's copy, commit it into its patch (git rebase -i) and run make export, which writes this one"
 		return 0
 	fi
 	if [ -d "$SRC/.git" ] || [ -f "$SRC/.git" ]; then
@@ -213,9 +229,15 @@ cmd_src() {
 			die "git sparse-checkout disable failed in $SRC"
 	fi
 	rm -f "$SRC/.fuso-stamp"
+	# links from a tree made before the patches carried these files
+	while read -r _ tree_path; do
+		[ ! -L "$SRC/$tree_path" ] || rm -f "$SRC/$tree_path"
+	done < <(carried_entries)
 	apply_base_fixes "$SRC"
 	apply_series "$SRC"
 	link_overlay "$SRC"
+	check_carried "$SRC" HEAD \
+		"patches/ end with another; make export writes the two together, so one of them was edited by hand"
 	printf '%s\n' "$stamp" >"$SRC/.fuso-stamp"
 	git -C "$SRC" rev-parse HEAD >"$SRC/.fuso-head"
 	log "development tree ready: $(series_entries | wc -l) patch(es) applied, FUSO core linked"

@@ -62,10 +62,19 @@ setup_ccache() {
 	fi
 }
 
-# Overlay: files kept in this repository and linked into the tree.
-# Prints "repo_path tree_path patch" lines from patches/overlay.
+# Overlay: files kept in this repository and linked into the tree, each
+# added whole by one patch.  Prints "repo_path tree_path patch" lines from
+# patches/overlay.
 overlay_entries() {
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/overlay"
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/overlay" | awk '$3 != "series"'
+}
+
+# Files that the patches carry, patch by patch, as any kernel file; this
+# repository keeps their version after the last patch, for reading (make
+# export writes it; make tree and make series check it).  Prints
+# "repo_path tree_path" lines: the rows of patches/overlay marked "series".
+carried_entries() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/overlay" | awk '$3 == "series" { print $1, $2 }'
 }
 
 series_entries() {

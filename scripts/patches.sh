@@ -2,8 +2,11 @@
 # The patch series.
 #
 #   patches.sh export         write build/src's commits (base-fixed..HEAD) to
-#                             patches/ and patches/series; the FUSO core
-#                             files stay in this repo (patches/overlay)
+#                             patches/ and patches/series, and the files
+#                             they carry (patches/overlay, "series") as
+#                             HEAD has them to this repo; new files that
+#                             one patch adds whole stay in this repo
+#                             (patches/overlay)
 #   patches.sh series OUTDIR  write a git am-able series to OUTDIR: the
 #                             patches of patches/series, each with the new
 #                             files it introduces (patches/overlay) added,
@@ -24,7 +27,7 @@ set -eu
 git_q() { git -c advice.detachedHead=false -c user.name="FUSO Team" -c user.email=fuso-team@example.org "$@"; }
 
 cmd_export() {
-	local n
+	local n repo_path tree_path
 	[ -d "$SRC/.git" ] || [ -f "$SRC/.git" ] || die "no development tree at $SRC (run: make tree)"
 	n=$(git -C "$SRC" rev-list --count base-fixed..HEAD)
 	[ "$n" -gt 0 ] || die "$SRC has no commits on top of base-fixed"
@@ -36,8 +39,12 @@ cmd_export() {
 		echo "# Apply order.  Edit in build/src, commit, then: make export"
 		(cd "$TOP/patches" && ls ./*.patch | sed 's|^\./||')
 	} >"$TOP/patches/series"
+	while read -r repo_path tree_path; do
+		git -C "$SRC" show "HEAD:$tree_path" >"$TOP/$repo_path" ||
+			die "$SRC's HEAD has no $tree_path, which patches/overlay says the series carries"
+	done < <(carried_entries)
 	"$TOP/scripts/base-tree.sh" restamp
-	log "exported $n patch(es) to patches/"
+	log "exported $n patch(es) to patches/ and the carried files ($(carried_entries | awk '{ print $1 }' | tr '\n' ' '| sed 's/ $//')) to this repository"
 }
 
 cmd_series() { # OUTDIR
@@ -58,6 +65,10 @@ cmd_series() { # OUTDIR
 		done < <(overlay_entries)
 		[ "$added" = 0 ] || git_q -C "$work" commit -q --amend --no-edit
 	done < <(series_entries)
+	while read -r repo_path tree_path; do
+		cmp -s "$work/$tree_path" "$TOP/$repo_path" ||
+			die "$repo_path is not the $tree_path that the series ends with: edit it in build/src, commit it into its patch and run make export"
+	done < <(carried_entries)
 	# Every overlay file must have landed in some patch.
 	while read -r repo_path tree_path intro; do
 		series_entries | grep -qxF "$intro" ||

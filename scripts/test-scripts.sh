@@ -156,6 +156,10 @@ expect "veth-cost --rounds not a number" 1 'rounds wants a whole number' \
 	"$TOP/scripts/bench/veth-cost.sh" --rounds 2x
 expect "veth-cost --modes without 0 first" 1 'modes wants 0 and then' \
 	"$TOP/scripts/bench/veth-cost.sh" --modes "3 0"
+expect "veth-cost --loss above 10 %" 1 'loss wants a percentage from 0 to 10' \
+	"$TOP/scripts/bench/veth-cost.sh" --loss 11
+expect "veth-cost --loss not a number" 1 'loss wants a percentage' \
+	"$TOP/scripts/bench/veth-cost.sh" --loss 1x
 
 # --- published.sh: a table that is not the data's, a condition in two runs ---
 expect "published.sh with an unknown option" 1 'usage: published.sh' \

@@ -63,8 +63,8 @@
  * - the *tail*, the last MSS of data below ``snd_nxt``, whichever skbs and
  *   subflows hold it: no later data can show its loss, so it is in doubt
  *   as soon as it is sent, and copied once per ``snd_nxt``.  Cut to the
- *   last skb instead, the tail of a response that window-bounded pushing
- *   split across subflows is often a runt, and its copy protects little.
+ *   last skb instead, the tail of a response split across subflows is
+ *   often a runt, and its copy protects little.
  *
  * ``hole_dsn`` moves on ACKs: each subflow keeps one mark, where the data
  * or the copies handed to it last end, with its DSN;
@@ -140,12 +140,14 @@
  * DOC: FUSO rules
  *
  * Each bit of ``net.mptcp.fuso_rules`` adds a rule beyond the paper; the
- * default, 82, enables all three.  The values 1, 4, 8 and 32 are accepted
- * and do nothing: they were ``CAUTIOUS``, ``CLEAN_PATH``, ``PROTECT_RTX``
- * and ``LAST_TAIL``.  Taken out one at a time, on conditions neither was
- * tuned on, ``CAUTIOUS`` and ``PROTECT_RTX`` helped nowhere; the data in
- * doubt of ``TARGETED`` replaced ``CLEAN_PATH`` (not onto the holder's
- * path) and ``LAST_TAIL`` (one tail per connection, not one per subflow).
+ * default, 82, enables all three.
+ *
+ * The values 1, 4, 8 and 32 are accepted and do nothing: they were
+ * ``CAUTIOUS``, ``CLEAN_PATH``, ``PROTECT_RTX`` and ``LAST_TAIL``.  Taken
+ * out one at a time, on conditions neither was tuned on, ``CAUTIOUS`` and
+ * ``PROTECT_RTX`` helped nowhere; the data in doubt of ``TARGETED``
+ * replaced ``CLEAN_PATH`` (not onto the holder's path) and ``LAST_TAIL``
+ * (one tail per connection, not one per subflow).
  *
  * ``TARGETED`` (2)
  *   copy only the data in doubt (see "FUSO sender"), each piece onto a

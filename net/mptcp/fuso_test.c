@@ -185,7 +185,7 @@ static void mptcp_fuso_test_pick_not_holder(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -1, mptcp_fuso_pick_best(c, 3, 0, 0));
 }
 
-/* ---- targeted copies, window room */
+/* ---- the data in doubt, the peer's window */
 
 static void mptcp_fuso_test_hole(struct kunit *test)
 {
@@ -231,22 +231,6 @@ static void mptcp_fuso_test_shared_wnd(struct kunit *test)
 	/* the window is full, or the peer shrank it below snd_nxt */
 	KUNIT_EXPECT_EQ(test, 0ULL, mptcp_fuso_shared_wnd(d + 100, d + 100));
 	KUNIT_EXPECT_EQ(test, 0ULL, mptcp_fuso_shared_wnd(d + 100, d + 200));
-}
-
-static void mptcp_fuso_test_room(struct kunit *test)
-{
-	/* free cwnd in bytes, less what the subflow holds unsent */
-	KUNIT_EXPECT_EQ(test, 6000U, mptcp_sched_room(10, 4, 0, 1000));
-	KUNIT_EXPECT_EQ(test, 3500U, mptcp_sched_room(10, 4, 2500, 1000));
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 4, 6000, 1000));
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 4, 9000, 1000));
-	/* no room, or more in flight than cwnd after a cut */
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 10, 0, 1000));
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(2, 10, 0, 1000));
-	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 0, 0, 0));
-	/* no overflow */
-	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_sched_room(U32_MAX, 0, 0, 65535));
-	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_sched_room(U32_MAX, 0, 65535, 65535));
 }
 
 static void fuso_test_cong_control(struct sock *sk, u32 ack, int flag,
@@ -341,80 +325,6 @@ static void mptcp_fuso_test_skb_dsn(struct kunit *test)
 		return;
 	KUNIT_EXPECT_EQ(test, c->lo, lo);
 	KUNIT_EXPECT_EQ(test, c->hi, hi);
-}
-
-/* ---- the "window" scheduler: where new data goes */
-
-/* Three subflows: A the fastest with room, B the fastest with room that
- * is not in CWR, C the one with the largest window.  Each case sets which
- * exist, whether some subflow is calm (Open, Disorder) or in CWR, whether
- * the anchor C fits or is busy, and which subflow the scheduler must
- * choose (SF_NONE: wait for an ACK).
- */
-enum { SF_NONE, SF_A, SF_B, SF_C };
-
-struct fuso_sched_case {
-	const char *what;
-	u8 rules;
-	bool any_calm, any_cwr, fast, uncut, anchor, fits, busy;
-	int want;
-};
-
-#define SCHED	MPTCP_FUSO_RULE_SCHED_CAUTIOUS
-
-static const struct fuso_sched_case fuso_sched_cases[] = {
-	{ "no congestion: the fastest", SCHED, true, false,
-	  true, true, true, true, false, SF_A },
-	{ "loss recovery, no ECN echo: the fastest", SCHED, false, false,
-	  true, false, true, true, true, SF_A },
-	{ "ECN echo, rule off: the fastest", 0, true, true,
-	  true, true, true, true, true, SF_A },
-	{ "ECN echo on one: the fastest not in CWR", SCHED, true, true,
-	  true, true, true, true, true, SF_B },
-	{ "ECN echo, none outside CWR has room: wait", SCHED, true, true,
-	  true, false, true, true, true, SF_NONE },
-	{ "ECN echo, none calm: the largest window", SCHED, false, true,
-	  true, false, true, true, true, SF_C },
-	{ "none calm, anchor full and busy: wait", SCHED, false, true,
-	  true, false, true, false, true, SF_NONE },
-	{ "none calm, anchor full and idle: the fastest", SCHED, false, true,
-	  true, false, true, false, false, SF_A },
-	{ "none calm, no anchor (no memory): the fastest", SCHED, false, true,
-	  true, false, false, false, false, SF_A },
-	{ "nothing has room: wait", SCHED, true, false,
-	  false, false, true, false, true, SF_NONE },
-};
-
-KUNIT_ARRAY_PARAM_DESC(fuso_sched, fuso_sched_cases, what);
-
-static void mptcp_fuso_test_sched_window(struct kunit *test)
-{
-	const struct fuso_sched_case *c = test->param_value;
-	static const u32 want_room[] = { 0, 1000, 2000, 3000 };
-	static int sf[4];	/* stand-ins for subflow contexts */
-	struct mptcp_sched_window_view v = {};
-	struct mptcp_sched_window_cand *got;
-
-	v.any_calm = c->any_calm;
-	v.any_cwr = c->any_cwr;
-	if (c->fast)
-		v.fast = (struct mptcp_sched_window_cand){ &sf[SF_A], 1000,
-							   100, 1, 0 };
-	if (c->uncut)
-		v.uncut = (struct mptcp_sched_window_cand){ &sf[SF_B], 2000,
-							    200, 1, 0 };
-	if (c->anchor)
-		v.anchor = (struct mptcp_sched_window_cand){ &sf[SF_C], 3000,
-							     U32_MAX - 40,
-							     c->fits, c->busy };
-	got = mptcp_sched_window_choose(&v, c->rules);
-	if (c->want == SF_NONE) {
-		KUNIT_EXPECT_NULL(test, got);
-		return;
-	}
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)&sf[c->want], got->subflow);
-	KUNIT_EXPECT_EQ(test, want_room[c->want], got->room);
 }
 
 /* ---- receiver: where a received skb lies in its DSS mapping */
@@ -543,6 +453,96 @@ static void mptcp_fuso_test_rx_next(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->after.len, map.len);
 }
 
+/* ---- the window-bounded push: room, and where new data goes */
+
+static void mptcp_fuso_test_room(struct kunit *test)
+{
+	/* free cwnd in bytes, less what the subflow holds unsent */
+	KUNIT_EXPECT_EQ(test, 6000U, mptcp_sched_room(10, 4, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 3500U, mptcp_sched_room(10, 4, 2500, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 4, 6000, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 4, 9000, 1000));
+	/* no room, or more in flight than cwnd after a cut */
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 10, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(2, 10, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 0U, mptcp_sched_room(10, 0, 0, 0));
+	/* no overflow */
+	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_sched_room(U32_MAX, 0, 0, 65535));
+	KUNIT_EXPECT_EQ(test, U32_MAX, mptcp_sched_room(U32_MAX, 0, 65535, 65535));
+}
+
+/* Three subflows: A the fastest with room, B the fastest with room that
+ * is not in CWR, C the one with the largest window.  Each case sets which
+ * exist, whether some subflow is calm (Open, Disorder) or in CWR, whether
+ * the anchor C fits or is busy, and which subflow the scheduler must
+ * choose (SF_NONE: wait for an ACK).
+ */
+enum { SF_NONE, SF_A, SF_B, SF_C };
+
+struct fuso_sched_case {
+	const char *what;
+	u8 rules;
+	bool any_calm, any_cwr, fast, uncut, anchor, fits, busy;
+	int want;
+};
+
+#define SCHED	MPTCP_FUSO_RULE_SCHED_CAUTIOUS
+
+static const struct fuso_sched_case fuso_sched_cases[] = {
+	{ "no congestion: the fastest", SCHED, true, false,
+	  true, true, true, true, false, SF_A },
+	{ "loss recovery, no ECN echo: the fastest", SCHED, false, false,
+	  true, false, true, true, true, SF_A },
+	{ "ECN echo, rule off: the fastest", 0, true, true,
+	  true, true, true, true, true, SF_A },
+	{ "ECN echo on one: the fastest not in CWR", SCHED, true, true,
+	  true, true, true, true, true, SF_B },
+	{ "ECN echo, none outside CWR has room: wait", SCHED, true, true,
+	  true, false, true, true, true, SF_NONE },
+	{ "ECN echo, none calm: the largest window", SCHED, false, true,
+	  true, false, true, true, true, SF_C },
+	{ "none calm, anchor full and busy: wait", SCHED, false, true,
+	  true, false, true, false, true, SF_NONE },
+	{ "none calm, anchor full and idle: the fastest", SCHED, false, true,
+	  true, false, true, false, false, SF_A },
+	{ "none calm, no anchor (no memory): the fastest", SCHED, false, true,
+	  true, false, false, false, false, SF_A },
+	{ "nothing has room: wait", SCHED, true, false,
+	  false, false, true, false, true, SF_NONE },
+};
+
+KUNIT_ARRAY_PARAM_DESC(fuso_sched, fuso_sched_cases, what);
+
+static void mptcp_fuso_test_sched_window(struct kunit *test)
+{
+	const struct fuso_sched_case *c = test->param_value;
+	static const u32 want_room[] = { 0, 1000, 2000, 3000 };
+	static int sf[4];	/* stand-ins for subflow contexts */
+	struct mptcp_sched_window_view v = {};
+	struct mptcp_sched_window_cand *got;
+
+	v.any_calm = c->any_calm;
+	v.any_cwr = c->any_cwr;
+	if (c->fast)
+		v.fast = (struct mptcp_sched_window_cand){ &sf[SF_A], 1000,
+							   100, 1, 0 };
+	if (c->uncut)
+		v.uncut = (struct mptcp_sched_window_cand){ &sf[SF_B], 2000,
+							    200, 1, 0 };
+	if (c->anchor)
+		v.anchor = (struct mptcp_sched_window_cand){ &sf[SF_C], 3000,
+							     U32_MAX - 40,
+							     c->fits, c->busy };
+	got = mptcp_sched_window_choose(&v, c->rules);
+	if (c->want == SF_NONE) {
+		KUNIT_EXPECT_NULL(test, got);
+		return;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)&sf[c->want], got->subflow);
+	KUNIT_EXPECT_EQ(test, want_room[c->want], got->room);
+}
+
 /* net.mptcp.fuso alone: on the default scheduler a connection pushes
  * within the windows only with the sender on; "window" always; any other
  * scheduler never.  Past a response's first MB, as by default.
@@ -594,13 +594,13 @@ static struct kunit_case mptcp_fuso_cases[] = {
 	KUNIT_CASE(mptcp_fuso_test_pick_not_holder),
 	KUNIT_CASE(mptcp_fuso_test_hole),
 	KUNIT_CASE(mptcp_fuso_test_shared_wnd),
-	KUNIT_CASE(mptcp_fuso_test_room),
 	KUNIT_CASE(mptcp_fuso_test_snd_cwnd),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_skb_dsn, fuso_dsn_gen_params),
-	KUNIT_CASE_PARAM(mptcp_fuso_test_sched_window, fuso_sched_gen_params),
-	KUNIT_CASE(mptcp_fuso_test_sched_windowed),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_rcv_map, fuso_rcv_map_gen_params),
 	KUNIT_CASE_PARAM(mptcp_fuso_test_rx_next, fuso_rx_next_gen_params),
+	KUNIT_CASE(mptcp_fuso_test_room),
+	KUNIT_CASE_PARAM(mptcp_fuso_test_sched_window, fuso_sched_gen_params),
+	KUNIT_CASE(mptcp_fuso_test_sched_windowed),
 	{}
 };
 

@@ -1,12 +1,12 @@
 #!/bin/bash
 # What FUSO costs in CPU at full speed (issue 18): bulk throughput and the
-# request/response rate over veth, with no rate limit, no delay and no
-# loss, in real time under QEMU (2 vCPUs).  Nothing but the CPU limits
-# them there, so the rate is the inverse of the CPU cost per byte or per
-# query.
+# request/response rate over veth, with no rate limit, no delay and (but
+# with --loss) no loss, in real time under QEMU (2 vCPUs).  Nothing but the
+# CPU limits them there, so the rate is the inverse of the CPU cost per
+# byte or per query.
 #
 #   scripts/bench/veth-cost.sh [--boots N] [--rounds R] [--secs S]
-#                              [--queries Q] [--modes "0 3"]
+#                              [--queries Q] [--modes "0 3"] [--loss P]
 #                              [--kernels "fuso nofuso"] [--out DIR]
 #
 # Kernels: the FUSO kernel (make kernel-qemu) and the same tree built with
@@ -18,10 +18,15 @@
 # with mptcpize, S seconds (default 8); and Q sequential exchanges on one
 # MPTCP connection (default 1500; fuso_rr.py: 100-byte request, 8 KB
 # response, every byte checked).  Two veth paths, one subflow each.
+# --loss P (a percentage, 0 to 10, default 0): netem drops P % of the
+# packets each way on the second path, the only qdisc on it; with P > 0
+# the CPU is no longer the only limit, and the ratios are those of
+# throughput under loss.
 #
 # Output: DIR/raw.tsv (kernel, boot, round, load, fuso, rate, copies) and
-# DIR/summary.txt: the ratios fuso=M / fuso=0 (paired on the round) and
-# FUSO=y with fuso=0 / FUSO=n (paired on boot and round), geometric mean
+# DIR/summary.txt: the ratios fuso=M / fuso=0 (paired on the round),
+# FUSO=y with fuso=0 / FUSO=n and with fuso=M / FUSO=n (paired on boot
+# and round), geometric mean
 # with a 95 % t interval.  A ratio below 1 means less throughput, i.e. more
 # CPU per byte or per query.
 set -u
@@ -29,9 +34,9 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 
 die() { echo "veth-cost: $*" >&2; exit 1; }
 
-# ---- inside the guest: veth-cost.sh --guest KERNEL BOOT ROUNDS SECS QUERIES FILE MODES
+# ---- inside the guest: veth-cost.sh --guest KERNEL BOOT ROUNDS SECS QUERIES FILE MODES LOSS
 if [ "${1:-}" = --guest ]; then
-	kernel=$2 boot=$3 rounds=$4 secs=$5 queries=$6 file=$7
+	kernel=$2 boot=$3 rounds=$4 secs=$5 queries=$6 file=$7 loss=${9:-0}
 	read -r -a modes <<<"$8"
 	c=vc-c s=vc-s
 	rr=$TOP/selftests/net/mptcp/fuso_rr.py
@@ -47,6 +52,12 @@ if [ "${1:-}" = --guest ]; then
 		ip -n $n mptcp limits set subflow 2 add_addr_accepted 2
 	done
 	ip -n $c mptcp endpoint add 10.0.2.1 dev e2 subflow
+	if [ "$loss" != 0 ]; then
+		for n in $c $s; do
+			nsx $n tc qdisc add dev e2 root netem loss "$loss%" ||
+				die "cannot add netem loss $loss% on e2 (is CONFIG_NET_SCH_NETEM set?)"
+		done
+	fi
 	if [ "$kernel" = nofuso ]; then
 		[ -e /proc/sys/net/mptcp/fuso ] && die "the FUSO=n kernel has net.mptcp.fuso"
 		modes=(-)
@@ -93,10 +104,10 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 boots=3 rounds=3 secs=8 queries=1500 out=$TOP/build/bench/veth-cost
-modes="0 3" kernels="fuso nofuso"
+modes="0 3" kernels="fuso nofuso" loss=0
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--boots|--rounds|--secs|--queries|--modes|--kernels|--out)
+	--boots|--rounds|--secs|--queries|--modes|--kernels|--loss|--out)
 		[ $# -ge 2 ] || die "$1 needs a value" ;;&
 	--boots) boots=$2 ;;
 	--rounds) rounds=$2 ;;
@@ -104,6 +115,7 @@ while [ $# -gt 0 ]; do
 	--queries) queries=$2 ;;
 	--modes) modes=$2 ;;
 	--kernels) kernels=$2 ;;
+	--loss) loss=$2 ;;
 	--out) out=$2 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option '$1' (--help)" ;;
@@ -113,6 +125,8 @@ done
 for v in boots rounds secs queries; do
 	[[ "${!v}" =~ ^[1-9][0-9]{0,3}$ ]] || die "--$v wants a whole number from 1 to 9999, not '${!v}'"
 done
+[[ "$loss" =~ ^(10|[0-9])(\.[0-9]{1,2})?$ ]] && [ "$(echo "$loss" | awk '{ print ($1 <= 10) }')" = 1 ] ||
+	die "--loss wants a percentage from 0 to 10, as 1 or 0.5, not '$loss'"
 [[ "$modes" =~ ^0( [1-3])+$ ]] || die "--modes wants 0 and then values of 1..3, as \"0 3\", not '$modes'"
 case "$kernels" in
 "fuso nofuso"|fuso) ;;
@@ -134,7 +148,7 @@ for b in $(seq "$boots"); do
 		echo "boot $b of $boots, kernel $k"
 		"$TOP/scripts/vm" --qemu "${opt[@]}" --outdir "$out" --timeout 1800 \
 			--log "$out/boot-$b-$k.log" -- \
-			"$TOP/scripts/bench/veth-cost.sh" --guest $k "$b" "$rounds" "$secs" "$queries" "$out/raw.tsv" "$modes" ||
+			"$TOP/scripts/bench/veth-cost.sh" --guest $k "$b" "$rounds" "$secs" "$queries" "$out/raw.tsv" "$modes" "$loss" ||
 			die "the $k kernel's run failed: $out/boot-$b-$k.log"
 	done
 done
@@ -175,6 +189,13 @@ for load, unit in (("bulk", "bit/s"), ("rr", "queries/s")):
     if off:
         g, lo, hi = interval(off)
         print(f"{load:4s} FUSO=y fuso=0 / FUSO=n ({unit}): {g:.3f} [{lo:.3f}, {hi:.3f}]  n={len(off)}")
+        # FUSO on against upstream MPTCP, the FUSO=n kernel
+        for m in sorted({key[4] for key in rate if key[0] == "fuso"} - {"0"}):
+            up = [math.log(rate[key] / rate[("nofuso", key[1], key[2], load, "-")])
+                  for key in rate if key[0] == "fuso" and key[3] == load and key[4] == m
+                  and ("nofuso", key[1], key[2], load, "-") in rate]
+            g, lo, hi = interval(up)
+            print(f"{load:4s} FUSO=y fuso={m} / FUSO=n ({unit}): {g:.3f} [{lo:.3f}, {hi:.3f}]  n={len(up)}")
     for m, k in [("-", "nofuso")] + [(m, "fuso") for m in "0123"]:
         v = [rate[key] for key in rate if key[0] == k and key[3] == load and key[4] == m]
         if v:
