@@ -265,6 +265,17 @@ expect "pair.py without DIRS:SCHEME" 1 "pair.py: 'nocolon' is not DIRS:SCHEME" \
 	"$TOP/scripts/bench/pair.py" nocolon "$T/pair/a:x" 6/c
 expect "pair.py with a missing directory" 1 "pair.py: no results directory" \
 	"$TOP/scripts/bench/pair.py" "$T/pair/none:x" "$T/pair/a:x" 6/c
+tar -C "$T/pair/a" -cJf "$T/pair/a.tar.xz" fig6
+"$TOP/scripts/bench/pair.py" "$T/pair/b:x" "$T/pair/a.tar.xz:x" 6/c >"$T/out" 2>"$T/err"
+check "pair.py reads a committed tarball as a results directory" \
+	grep -q 'n=3  mean 2.000 \[2.000, 2.000\]  p99 2.000' "$T/out"
+check "... and leaves no copy behind" test -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'pair-*' -newer "$T/pair/a.tar.xz")"
+echo junk >"$T/pair/junk.tar.xz"
+expect "pair.py with a file that is no tarball" 1 "is neither a results directory nor a tarball" \
+	"$TOP/scripts/bench/pair.py" "$T/pair/b:x" "$T/pair/junk.tar.xz:x" 6/c
+tar -C "$T/pair" -cf "$T/pair/evil.tar" --absolute-names "$T/pair/a/fig6" 2>/dev/null
+expect "pair.py refuses a tarball with absolute paths" 1 "refusing member" \
+	"$TOP/scripts/bench/pair.py" "$T/pair/b:x" "$T/pair/evil.tar:x" 6/c
 
 # --- make soak: bad input refused before a kernel is booted ---
 expect "soak.sh --kernel qemu" 1 "soak.sh: --kernel must be uml, uml-debug or debug, not 'qemu'" \

@@ -5,15 +5,21 @@
 
 A_DIRS and B_DIRS are comma-separated results directories of
 scripts/bench/bench.sh (runs of different kernels or plans on the same
-seeds pair up).  For each FIG/COND (e.g. 6/fanout70), the per-seed mean
+seeds pair up), or their reduced forms as committed
+(Documentation/bench/NAME.tar.xz, a run's data.tar.xz), which are read
+from a temporary copy.  For each FIG/COND (e.g. 6/fanout70), the per-seed mean
 and 99th percentile FCT of each side, from its queries.csv, are paired
 on the seed; printed: the geometric mean of the ratios A/B with a 95 %
 t interval, and the mean FCT of each side over the paired seeds.
 """
+import atexit
 import csv
 import math
 import os
+import shutil
 import sys
+import tarfile
+import tempfile
 
 import numpy as np
 
@@ -27,6 +33,31 @@ def die(msg):
     sys.exit("pair.py: " + msg)
 
 
+_unpacked = {}
+
+
+def results_dir(d):
+    """d itself, or for a tarball of a results directory, its contents
+    in a temporary directory (removed at exit)."""
+    if os.path.isdir(d) or not os.path.isfile(d):
+        return d
+    if d not in _unpacked:
+        try:
+            tar = tarfile.open(d)
+        except (tarfile.TarError, OSError) as e:
+            die("'%s' is neither a results directory nor a tarball: %s" % (d, e))
+        with tar:
+            for m in tar.getmembers():
+                parts = m.name.split("/")
+                if m.name.startswith("/") or ".." in parts or not (m.isfile() or m.isdir()):
+                    die("'%s': refusing member '%s' (absolute, '..', or not a file)" % (d, m.name))
+            tmp = tempfile.mkdtemp(prefix="pair-")
+            atexit.register(shutil.rmtree, tmp, True)
+            tar.extractall(tmp)
+        _unpacked[d] = tmp
+    return _unpacked[d]
+
+
 def load(side, figcond):
     """{seed dir: (mean ms, p99 ms)} of one side for FIG/COND."""
     if ":" not in side:
@@ -37,6 +68,7 @@ def load(side, figcond):
         die("'%s' is not FIG/COND" % figcond)
     out = {}
     for d in dirs.split(","):
+        d = results_dir(d)
         if not os.path.isdir(d):
             die("no results directory '%s'" % d)
         base = os.path.join(d, "fig" + fig, cond)
