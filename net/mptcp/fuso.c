@@ -214,10 +214,11 @@
 #include "fuso.h"
 #include <trace/events/mptcp.h>
 
-/* Guards the sender's hooks in sendmsg, TCP_CORK and the ACK path;
- * mptcp_fuso_enable_keys() (ctrl.c) switches it on, for good, the first
- * time a namespace or a socket enables the sender.  Until then a kernel
- * with FUSO built in runs a NOP per sendmsg and per ACK.
+/* Guards the sender's hooks in sendmsg, TCP_CORK, the ACK path and each
+ * new DSS mapping; mptcp_fuso_enable_keys() (ctrl.c) switches it on, for
+ * good, the first time a namespace or a socket enables the sender.  Until
+ * then a kernel with FUSO built in runs a NOP per sendmsg, per ACK and
+ * per mapping.
  */
 DEFINE_STATIC_KEY_FALSE(mptcp_fuso_tx_key);
 

@@ -54,8 +54,7 @@ void mptcp_fuso_fill_info(const struct mptcp_sock *msk,
 			  struct mptcp_info *info);
 void mptcp_fuso_try_send_recoveries(struct sock *sk);
 
-/* The sender's hooks, behind a static key: see fuso.c */
-DECLARE_STATIC_KEY_FALSE(mptcp_fuso_tx_key);
+/* The sender's hooks, behind mptcp_fuso_tx_key (protocol.h) */
 bool __mptcp_fuso_sendmsg_start(struct sock *sk);
 void __mptcp_fuso_sendmsg_done(struct sock *sk, bool idle);
 void __mptcp_fuso_ack_event(struct sock *sk, struct sock *ssk);
