@@ -153,8 +153,8 @@
  *   copy only the data in doubt (see "FUSO sender"), each piece onto a
  *   subflow other than its holder.  With the paper's rules nearly every
  *   segment is copied once at low load (the paper measured 40 % extra
- *   bytes); with this rule about 5 % in the FUSO benchmark, with the same
- *   tail.
+ *   bytes); this rule copies only what may be lost, and keeps the tail
+ *   of flow completion times as short.
  * ``SCHED_CAUTIOUS`` (16)
  *   a rule of the ``window`` scheduler, not of the sender (sched.c): after
  *   an ECN echo a connection backs off as one flow, for a response's first
@@ -191,10 +191,9 @@
  *   request while the third ACK of the handshake was lost; the server then
  *   fell back to TCP, the client could not follow when plain TCP data
  *   arrived, and reset the connection (``MPTcpExtFallbackFailed``, and
- *   ``ENOTCONN`` in the application): the benchmark saw it in 2 of 16
- *   seeds of one condition.  Without DSS checksums (the default) that is
- *   all: the first response on a new connection is protected too, before
- *   any additional subflow joins.  With checksums
+ *   ``ENOTCONN`` in the application).  Without DSS checksums (the
+ *   default) that is all: the first response on a new connection is
+ *   protected too, before any additional subflow joins.  With checksums
  *   (``net.mptcp.checksum_enabled=1``), where graceful MP_FAIL fallback
  *   matters, FUSO keeps that fallback possible and waits until a second
  *   subflow joined or a data-level retransmission happened, either of
