@@ -3,9 +3,10 @@
 #
 #   scripts/bench/published.sh [--check]
 #
-# Documentation/bench/summary.csv, summary.md and pairs.csv, and the
-# figures fig4a.png, fig4c.png, figbursty.png, figload.png and fig5.png,
-# are analyze.py's output over the runs in RUNS below, read back from
+# Documentation/bench/summary.csv, summary.md and pairs.csv, bulk.csv and
+# bulk.md, and the figures fig2.png, fig4a.png, fig4c.png, fig7.png,
+# figbursty.png, figdm.png, figload.png and fig5.png, are analyze.py's
+# output over the runs in RUNS below, read back from
 # their committed reduced form (Documentation/bench/RUN.tar.xz; the
 # command and commit of each run are in Documentation/benchmark.md).
 # Each run's conditions are its own (no figure and condition is in two
@@ -14,7 +15,7 @@
 #
 # Without an option it writes those files into Documentation/bench.  With
 # --check it writes them into a temporary directory and fails when
-# summary.csv or pairs.csv differ from the committed ones (the CI's step
+# summary.csv, pairs.csv or bulk.csv differ from the committed ones (the CI's step
 # bench-published): the tables in the documents are the data's.
 # FUSO_PUBLISHED_DIR, FUSO_PUBLISHED_RUNS and FUSO_PUBLISHED_FIGS replace
 # the directory, the runs and the figures (scripts/test-scripts.sh checks
@@ -33,7 +34,8 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # ftsub2l-40, ft32sub2-40: FUSO alone there with 2 and 4 subflows
 # (tables only); ablation-42: FUSO
 # with each of its rules taken out, on conditions they were not tuned
-# on (tables only).  Not here:
+# on (tables only); figs-50: Figs 2 and 7, the data-mining sizes and
+# bulk.  Not here:
 # headline-40 and headline-41 (the same plan on the receiver with the
 # tcp_input.c hook, and on the kernel before two rules went), confirm-43
 # (FUSO on ablation-42's conditions on the new kernel), incast-hosts-40,
@@ -42,8 +44,8 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-43 ackloss-40 lossmodels-40 load-40 fig5-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42}
-FIGS=${FUSO_PUBLISHED_FIGS-fig4a.png fig4c.png figbursty.png figload.png fig5.png}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-43 ackloss-40 lossmodels-40 load-40 fig5-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50}
+FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
 
@@ -83,7 +85,9 @@ tail -1 "$tmp/analyze.log" >&2
 
 if [ -n "$check" ]; then
 	bad=0
-	for f in summary.csv pairs.csv; do
+	for f in summary.csv pairs.csv bulk.csv; do
+		# bulk.csv only where a run has a bulk condition
+		[ -f "$tmp/all/$f" ] || [ -f "$DOC/$f" ] || continue
 		if ! cmp -s "$tmp/all/$f" "$DOC/$f"; then
 			echo "published.sh: $DOC/$f is not analyze.py's output over the published runs:" >&2
 			diff "$DOC/$f" "$tmp/all/$f" | head -20 >&2
@@ -91,11 +95,17 @@ if [ -n "$check" ]; then
 		fi
 	done
 	[ "$bad" = 0 ] || die "run scripts/bench/published.sh (without --check) and commit what it writes"
-	echo "published.sh: summary.csv and pairs.csv are the published runs' own" >&2
+	echo "published.sh: summary.csv, pairs.csv and bulk.csv are the published runs' own" >&2
 	exit 0
 fi
 for f in summary.csv summary.md pairs.csv $FIGS; do
 	[ -f "$tmp/all/$f" ] || die "analyze.py wrote no $f"
 	cp "$tmp/all/$f" "$DOC/$f" || die "cannot write $DOC/$f"
 done
-echo "published.sh: wrote summary.csv, summary.md, pairs.csv${FIGS:+ and $FIGS} into $DOC" >&2
+bulk=
+for f in bulk.csv bulk.md; do
+	[ -f "$tmp/all/$f" ] || continue
+	cp "$tmp/all/$f" "$DOC/$f" || die "cannot write $DOC/$f"
+	bulk=", bulk.csv, bulk.md"
+done
+echo "published.sh: wrote summary.csv, summary.md, pairs.csv$bulk${FIGS:+ and $FIGS} into $DOC" >&2
