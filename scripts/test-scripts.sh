@@ -144,6 +144,12 @@ expect "guest fattree with an incast" 1 'query workload only' \
 	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true topo=fattree fanout=10
 expect "guest fabric loss on Fig 3" 1 "where=p1\|p1up\|p12\|access, not 'fabric'" \
 	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true where=fabric loss=1
+expect "guest rtomin neither milliseconds nor linux" 1 "rtomin must be milliseconds .* or linux, not '200ms'" \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true rtomin=200ms
+expect "guest iw of 0" 1 "iw must be a number of segments .* or linux, not '0'" \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true iw=0
+expect "guest iwsub not a number" 1 "iwsub must be a number of segments .*, not 'linux'" \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true iwsub=linux
 check "... and nothing was made" test ! -e "$T/g"
 
 # --- veth-cost: the same for its --out, and its numbers (no VM started) ---

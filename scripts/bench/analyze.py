@@ -137,9 +137,10 @@ T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.
         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 # the settings that make a condition: every replication must agree on them
 COND_KEYS = ("schemes", "topo", "hpt", "lossy", "loss", "where", "lossmodel",
-             "p1delay", "nsub", "iwsub", "flows", "qload", "dist", "bgload", "fanout", "size", "bulk")
+             "p1delay", "nsub", "iwsub", "rtomin", "iw", "flows", "qload", "dist", "bgload", "fanout",
+             "size", "bulk")
 # settings that older results do not record, at the value they ran with
-COND_DEFAULTS = {"p1delay": "35", "topo": "fig3"}
+COND_DEFAULTS = {"p1delay": "35", "topo": "fig3", "rtomin": "5", "iw": "16"}
 COLS = ["fig", "cond", "scheme", "sizes", "loss", "where", "lossmodel", "nsub", "iwsub",
         "qload", "bgload", "fanout", "dist", "size", "reps", "n", "mean", "p50", "p99", "p99_lo",
         "p99_hi", "p99.9", "over5", "rto_share", "rto_share_lo", "rto_share_hi", "rto",

@@ -24,7 +24,7 @@
 #   --fig LIST   only these experiments, e.g. "4a,7", each at fewer
 #                points than with --full (load, 5, ft and diag only with
 #                --full or --fig; all of 2 4a 4c bursty dm bulk load 5 6
-#                7 ft diag with --full).  bursty:
+#                7 ft diag untuned with --full).  bursty:
 #                Gilbert-Elliott loss on path 1;
 #                dm: the data-mining workload, loss on path 1; diag: 4a
 #                with a 16-segment window on every MPTCP subflow (not in
@@ -37,7 +37,10 @@
 #                flows, seven schemes (only with --full or --fig);
 #                bulk: an unmodified iperf3 made MPTCP with
 #                mptcpize over two lossy paths, throughput and CPU per
-#                byte with FUSO off and on; cost: FUSO's CPU cost, bulk and
+#                byte with FUSO off and on; untuned: hosts with the
+#                kernel's own minimum RTO and initial window (200 ms,
+#                10), 2-64 KB queries, 1 % random or 2 % bursty loss on
+#                path 1; cost: FUSO's CPU cost, bulk and
 #                Fig 4a at 0 and 1-2 % loss, each FUSO scheme against its
 #                scheduler with FUSO off; effect: the CI's effect check
 #                condition alone (calibrate it with --reps 20)
@@ -112,8 +115,8 @@ done
 [ "$jobs_n" -ge 1 ] || die "bench: --jobs must be at least 1"
 [ "$seed" -ge 1 ] || die "bench: --seed must be at least 1"
 for f in $figs; do
-	case "$f" in 2|4a|4c|5|6|7|ft|diag|bursty|dm|bulk|load|effect|cost) ;;
-	*) die "bench: unknown experiment '$f' (want 2 4a 4c bursty dm bulk load 5 6 7 ft diag effect cost)" ;;
+	case "$f" in 2|4a|4c|5|6|7|ft|diag|bursty|dm|bulk|load|untuned|effect|cost) ;;
+	*) die "bench: unknown experiment '$f' (want 2 4a 4c bursty dm bulk load 5 6 7 ft diag untuned effect cost)" ;;
 	esac
 done
 
@@ -148,7 +151,7 @@ plan() {
 		return
 	fi
 	local all=$figs
-	[ -n "$all" ] || all="2 4a 4c bursty dm bulk load 5 6 7 ft diag"
+	[ -n "$all" ] || all="2 4a 4c bursty dm bulk load 5 6 7 ft diag untuned"
 	# Fig 5: 1000 queries per load (its background makes it the most
 	# expensive experiment), more only when --flows asks for more
 	local fl5=1000
@@ -211,6 +214,14 @@ plan() {
 		    for l in $([ -n "$full" ] && echo 0 1 2 4 || echo 2); do
 			echo "ft h32-loss$l topo=fattree hpt=4 loss=$l lossy=2 where=fabric nsub=8 qload=800 bgload=0.2 flows=$flows schemes=tcp,dctcp,tcp-prr,mptcp,fuso3,repflow,proactive"
 		    done ;;
+		# hosts nobody tuned (issue 39's report): the kernel's own
+		# minimum RTO (200 ms) and initial window (10, on every
+		# connection and every subflow), short queries (2-64 KB), 1 %
+		# random loss or 2 % bursty loss on path 1 beside two clean
+		# paths; the baselines a data center runs
+		untuned) for m in "loss1 loss=1" "bursty2 loss=2 lossmodel=gemodel"; do
+			echo "untuned ${m%% *} ${m#* } where=p1 dist=small rtomin=linux iw=linux flows=$flows schemes=tcp,dctcp,tcp-prr,mptcp,mptcp-window,fuso3"
+		   done ;;
 		# not in the paper: Fig 4a's 1% and 2% with an initial window of
 		# 16 on every subflow instead of 16/4, to separate what FUSO
 		# does from what upstream MPTCP's scheduling costs small flows

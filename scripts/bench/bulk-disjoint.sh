@@ -143,6 +143,8 @@ done
 if ! [[ "$loss" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v l="$loss" 'BEGIN { exit !(l < 100) }'; then
 	die "--loss takes a percentage below 100, not '$loss'"
 fi
+# 0.0 is no loss: no loss option on netem at all, as with 0
+awk -v l="$loss" 'BEGIN { exit !(l + 0 == 0) }' && loss=0
 if ! command -v iperf3 >/dev/null || ! command -v mptcpize >/dev/null; then
 	die "needs iperf3 and mptcpize (make deps)"
 fi

@@ -42,13 +42,20 @@
 #   p1delay   propagation delay of path 1's ports in microseconds, each
 #             way [35, as on every port]: a topology whose path 1 is
 #             longer than the others (not one of the paper's settings)
-#   iwsub     initial window of each MPTCP subflow [16/nsub, as in the
+#   iwsub     initial window of each MPTCP subflow [IW/nsub, as in the
 #             paper]; a diagnostic knob, not one of the paper's settings
+#   rtomin    the minimum RTO of every route in milliseconds, or linux:
+#             none set, the kernel's 200 ms [5, as in the paper]
+#   iw        the initial window of every TCP connection, or linux: none
+#             set, the kernel's 10 segments, also for every MPTCP subflow
+#             unless iwsub is given [16, as in the paper].  rtomin=linux
+#             iw=linux is a host nobody tuned
 #   flows     queries per scheme, over all clients [300]
 #   size      every query this many bytes (Fig 2) instead of the
 #             distribution [empty]
 #   qload     query load in Mbit/s, over all clients (Poisson) [10]
-#   dist      websearch or datamining [websearch]
+#   dist      websearch, datamining or small (uniform 2-64 KB, as in
+#             issue 39's report) [websearch]
 #   bgload    background load on each client's access link, as a fraction
 #             of 1 Gbit/s; flows >= 100 KB on plain TCP [0]
 #   aqm       the switch ports' queue: red (ECN marks from 32 KB, as in
@@ -65,8 +72,8 @@
 #             kernel's RNG is seeded by bench.sh (uml_rng_seed=)
 #   bulk      instead of queries: one bulk transfer of BULK seconds from
 #             H4 to H1 by an unmodified iperf3 made MPTCP with mptcpize
-#             (schemes mptcp and fuso3 only); throughput in bulk.txt and
-#             CPU in cpu.txt [0]
+#             (MPTCP schemes only); throughput in bulk.txt, CPU in
+#             cpu.txt, each subflow's path in condition.txt [0]
 #   tg        the fuso-tg binary [build/bench/fuso-tg]
 #   trace     extra tracepoints for the measured phase, comma-separated
 #             (e.g. tcp:tcp_retransmit_skb,tcp:tcp_cong_state_set); the
@@ -78,9 +85,9 @@
 # under T2, and three parallel paths P1-P3 between T1 and T2 with
 # layer-4 ECMP.  Every egress port: netem delay 35 us -> tbf 1 Gbit/s ->
 # RED (ECN marking from 32 KB, 128 KB buffer).  Base RTT about 280 us.
-# Every route: rto_min 5 ms; initcwnd 16 for TCP, 16/nsub per MPTCP
-# subflow on every host that sends over MPTCP (a route per MPTCP address
-# of the clients, and a rule for the clients' own MPTCP addresses).
+# Every route: rto_min 5 ms (rtomin); initcwnd 16 for TCP (iw), 16/nsub
+# per MPTCP subflow on every host that sends over MPTCP (a route per MPTCP
+# address of the clients, and a rule for the clients' own MPTCP addresses).
 # Every connection has a fixed source port (fuso-tg -P): with the hash
 # seed, a replication puts the same TCP connection on the same path in
 # every TCP-based scheme (ECMP hashes the 5-tuple: see topo_up).
@@ -111,12 +118,12 @@ set -u
 OUT=${1:?usage: guest.sh OUT KEY=VALUE...}
 shift
 schemes="tcp tcp-notlp dctcp tcp-prr mptcp mptcp-window fuso1 fuso3-paper fuso3 repflow proactive"
-topo=fig3 hpt=2 lossy=2 loss=0 lossmodel=random lossat= where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 fanhosts=0 seed=1 bulk=0 trace= aqm=red
+topo=fig3 hpt=2 lossy=2 loss=0 lossmodel=random lossat= where=p1 nsub=4 p1delay=35 iwsub= flows=300 size= qload=10 dist=websearch bgload=0 fanout=0 fanhosts=0 seed=1 bulk=0 trace= aqm=red rtomin=5 iw=16
 HERE=$(cd "$(dirname "$0")" && pwd)
 tg=$HERE/../../build/bench/fuso-tg
 for kv in "$@"; do
 	case "$kv" in
-	schemes=*|topo=*|hpt=*|lossy=*|loss=*|lossmodel=*|lossat=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|fanhosts=*|seed=*|bulk=*|tg=*|trace=*|aqm=*)
+	schemes=*|topo=*|hpt=*|lossy=*|loss=*|lossmodel=*|lossat=*|where=*|nsub=*|p1delay=*|iwsub=*|flows=*|size=*|qload=*|dist=*|bgload=*|fanout=*|fanhosts=*|seed=*|bulk=*|tg=*|trace=*|aqm=*|rtomin=*|iw=*)
 		eval "${kv%%=*}=\${kv#*=}" ;;
 	*) echo "guest.sh: unknown setting '$kv'" >&2; exit 1 ;;
 	esac
@@ -141,6 +148,12 @@ fattree)
 *) echo "guest.sh: topo=fig3|fattree, not '$topo'" >&2; exit 1 ;;
 esac
 case "$aqm" in red|droptail) ;; *) echo "guest.sh: aqm=red|droptail, not '$aqm'" >&2; exit 1 ;; esac
+[[ $rtomin =~ ^(linux|[1-9][0-9]{0,3})$ ]] ||
+	{ echo "guest.sh: rtomin must be milliseconds (1..9999) or linux, not '$rtomin'" >&2; exit 1; }
+[[ $iw =~ ^(linux|[1-9][0-9]{0,2})$ ]] ||
+	{ echo "guest.sh: iw must be a number of segments (1..999) or linux, not '$iw'" >&2; exit 1; }
+[[ $iwsub =~ ^([1-9][0-9]{0,2})?$ ]] ||
+	{ echo "guest.sh: iwsub must be a number of segments (1..999), not '$iwsub'" >&2; exit 1; }
 case "$bulk" in ''|*[!0-9]*) echo "guest.sh: bulk must be a number of seconds" >&2; exit 1 ;; esac
 if [ "$bulk" != 0 ]; then
 	for s in $schemes; do
@@ -174,6 +187,17 @@ hashseed=$(( (seed * 2654435761 + 12345) % 4294967296 ))
 # fixed source ports (fuso-tg -P), below the ephemeral range
 PORT_Q=10000 PORT_BGC=30000
 [ "$nsub" -ge 1 ] && [ "$nsub" -le 8 ] || { echo "guest.sh: nsub must be 1..8" >&2; exit 1; }
+# the routes' options: RT for TCP, RTSUB for MPTCP's subflows, whose
+# initial window is IWSUB (IW/nsub, at least 1; linux: the kernel's 10)
+RT= RTSUB=
+[ "$rtomin" = linux ] || RT="rto_min ${rtomin}ms"
+IWSUB=$iwsub
+if [ -z "$IWSUB" ]; then
+	if [ "$iw" = linux ]; then IWSUB=linux; else IWSUB=$((iw / nsub > 0 ? iw / nsub : 1)); fi
+fi
+RTSUB=$RT
+[ "$iw" = linux ] || RT+=" initcwnd $iw"
+[ "$IWSUB" = linux ] || RTSUB+=" initcwnd $IWSUB"
 
 P=fb			# namespace prefix
 CLIENTS="1 2 3" SERVERS="4 5 6"
@@ -272,7 +296,7 @@ topo_down() {
 
 # topo_up SCHEME
 topo_up() {
-	local s=$1 k t net p n ic tlp=3 fuso=0 sched=default rules= cc=cubic hashpol=3 i hp sd
+	local s=$1 k t net p n tlp=3 fuso=0 sched=default rules= cc=cubic hashpol=3 i hp sd
 	topo_down
 	rm -rf "$B"
 	mkdir -p "$B"
@@ -306,20 +330,19 @@ topo_up() {
 	done
 	if [ "$topo" = fattree ]; then fabric_fattree; else fabric_fig3; fi
 	# hosts: routes, MPTCP addresses and limits.  Every MPTCP sender
-	# gives each subflow 16/nsub: routes to the clients' MPTCP
+	# gives each subflow IWSUB: routes to the clients' MPTCP
 	# addresses (NET.128/25) on every other host, and on a client a
 	# rule for what it sends from its own
-	ic=${iwsub:-$((16 / nsub))}
 	for k in $HOSTS; do
 		hnet "$k"
 		net=$NET
 		{
-			echo "route add 10.0.0.0/8 via $net.254 rto_min 5ms initcwnd 16"
+			echo "route add 10.0.0.0/8 via $net.254 $RT"
 			echo "mptcp limits set subflows 8 add_addr_accepted 8"
 			for c in $CLIENTS; do
 				[ "$c" = "$k" ] && continue
 				hnet "$c"
-				echo "route add $NET.128/25 via $net.254 rto_min 5ms initcwnd $ic"
+				echo "route add $NET.128/25 via $net.254 $RTSUB"
 			done
 			if is_client "$k"; then
 				# MPTCP: first subflow from .128, an endpoint per extra one
@@ -328,7 +351,7 @@ topo_up() {
 					[ $n = 0 ] || echo "mptcp endpoint add $net.$((128 + n)) dev eth0 subflow"
 				done
 				echo "rule add from $net.128/25 table 100 pref 100"
-				echo "route add 10.0.0.0/8 via $net.254 rto_min 5ms initcwnd $ic table 100"
+				echo "route add 10.0.0.0/8 via $net.254 $RTSUB table 100"
 			fi
 		} >>"$B/h$k.ip"
 	done
@@ -603,6 +626,24 @@ paths() {
 			split(b[1], q, ".")
 			print c, a[1], a[2], b[1], b[2], q[3] }'
 	done | sort -k1,1n -k3,3n >"$f"
+	paths_of "$s"
+}
+
+# bulk_paths SCHEME: the same for a bulk transfer's subflows, from the
+# server H4's side (the client's may be gone when the transfer ends)
+bulk_paths() {
+	local s=$1 f=$B/socks
+	nsx h4 ss -tnH state established '( sport = :5201 )' | awk '{
+		l = $3; r = $4; sub(/%[^:]*:/, ":", r)
+		split(l, a, ":"); split(r, b, ":")
+		print 1, b[1], b[2], a[1], a[2], 4 }' | sort -k3,3n >"$f"
+	paths_of "$s"
+}
+
+# paths_of SCHEME: "path" lines for the connections in $B/socks, "CLIENT
+# LOCAL LPORT REMOTE RPORT REMOTE_HOST" (the client's view)
+paths_of() {
+	local s=$1 f=$B/socks
 	awk '{ printf "route get %s from %s iif h%s ipproto tcp sport %s dport %s\n", $4, $2, $1, $3, $5 }' "$f" >"$f.t1"
 	awk '{ printf "route get %s from %s iif h%s ipproto tcp sport %s dport %s\n", $2, $4, $6, $5, $3 }' "$f" >"$f.t2"
 	ip -force -n "$P-t1" -b "$f.t1" 2>>"$OUT/paths.err" | awk '/^[^ \t]/ { d = "?"; for (i = 1; i < NF; i++) if ($i == "dev") d = $(i + 1); print d }' >"$f.r1"
@@ -830,6 +871,11 @@ run_bulk() {
 	# the sockets as the transfer ends, both ends: what a stalled
 	# transfer was waiting for (a data-level hole, a closed window)
 	for n in h4 h1; do echo "== $n"; nsx $n ss -atinmM; done >"$d/sockets-end.txt" 2>&1
+	# where ECMP put each subflow: the seed fixes the hash seed but not
+	# the subflows' ports (the kernel picks them), so a bulk pair is not
+	# paired on placement, and a transfer whose subflows all miss the
+	# clean path moves less (benchmark.md, figs-50)
+	bulk_paths "$s" >>"$OUT/condition.txt"
 	trace_pause
 	counters "$d/counters-after.txt"
 	trace_end "$d" || rc=1
@@ -846,11 +892,11 @@ run_bulk() {
 	return $rc
 }
 
-msg "condition: topo=$topo${FABRIC:+ (hpt=$hpt lossy=$lossy)} loss=$loss% ($lossmodel${lossat:+, from ${lossat%-*} to ${lossat#*-} s}) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=${iwsub:-$((16 / nsub))} flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout${FANHOSTS:+ (a host each)} aqm=$aqm seed=$seed"
+msg "condition: topo=$topo${FABRIC:+ (hpt=$hpt lossy=$lossy)} loss=$loss% ($lossmodel${lossat:+, from ${lossat%-*} to ${lossat#*-} s}) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=$IWSUB rtomin=$rtomin iw=$iw flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout${FANHOSTS:+ (a host each)} aqm=$aqm seed=$seed"
 {
 	printf 'topo=%s\nhpt=%s\nlossy=%s\nlossy_links=%s\n' "$topo" "$hpt" "$lossy" "$(echo "$LOSSY_LINKS" | paste -sd';')"
-	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nlossat=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\nfanhosts=%s\naqm=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
-		"$schemes" "$loss" "$lossmodel" "$lossat" "$where" "$p1delay" "$nsub" "${iwsub:-$((16 / nsub))}" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$fanhosts" "$aqm" "$bulk" "$seed" "$hashseed" \
+	printf 'schemes=%s\nloss=%s\nlossmodel=%s\nlossat=%s\nwhere=%s\np1delay=%s\nnsub=%s\niwsub=%s\nrtomin=%s\niw=%s\nflows=%s\nsize=%s\nqload=%s\ndist=%s\nbgload=%s\nfanout=%s\nfanhosts=%s\naqm=%s\nbulk=%s\nseed=%s\nhashseed=%s\nkernel=%s\ncmdline=%s\n' \
+		"$schemes" "$loss" "$lossmodel" "$lossat" "$where" "$p1delay" "$nsub" "$IWSUB" "$rtomin" "$iw" "$flows" "$size" "$qload" "$dist" "$bgload" "$fanout" "$fanhosts" "$aqm" "$bulk" "$seed" "$hashseed" \
 		"$(uname -r)" "$(cat /proc/cmdline | tr -s ' ' | cut -c1-400)"
 	echo "# path SCHEME CLIENT LOCAL REMOTE PATH_TO_SERVER PATH_TO_CLIENT: every connection and subflow after the warm-up"
 } >"$OUT/condition.txt"
