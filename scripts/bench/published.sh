@@ -35,7 +35,8 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # (tables only); ablation-42: FUSO
 # with each of its rules taken out, on conditions they were not tuned
 # on (tables only); figs-50: Figs 2 and 7, the data-mining sizes and
-# bulk.  Not here:
+# bulk; untuned-51: hosts with the kernel's own minimum RTO and initial
+# window (tables only).  Not here:
 # headline-40 and headline-41 (the same plan on the receiver with the
 # tcp_input.c hook, and on the kernel before two rules went), confirm-43
 # (FUSO on ablation-42's conditions on the new kernel), incast-hosts-40,
@@ -44,7 +45,7 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-43 ackloss-40 lossmodels-40 load-40 fig5-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-43 ackloss-40 lossmodels-40 load-40 fig5-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50 untuned-51}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
