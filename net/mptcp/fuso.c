@@ -75,9 +75,15 @@
  * A copy goes onto the *best* subflow other than the data's holder: on the
  * holder's path a loss burst takes original and copy alike.  Best is the
  * smallest (C_l, srtt) (see "FUSO overview") among the subflows that can
- * take a copy now: active, not in loss recovery, nothing queued, spare
- * cwnd and receive window, a backup only if no other subflow is active.  A
- * subflow that never sent data is the last choice, at random among such.
+ * take a copy now: active, nothing queued, spare cwnd and receive window,
+ * a backup only if no other subflow is active, and not in ``TCP_CA_CWR``
+ * or ``TCP_CA_Loss``.  That is FUSO's caution: an ECN echo (CWR) says the
+ * subflow's path queues above its marking threshold, a timeout (Loss)
+ * that it may drop everything, and a copy would only add to what
+ * overflows there.  A loss that fast recovery repairs does not stop a
+ * carrier: with loss on several paths the best one left is often in
+ * Recovery, and its copies still help.  A subflow that never sent data is
+ * the last choice, at random among such.
  * The holder carries the copy only if no other subflow can; a tail copied
  * so is copied once more when another one can take it.
  *
@@ -147,7 +153,12 @@
  * out one at a time, on conditions neither was tuned on, ``CAUTIOUS`` and
  * ``PROTECT_RTX`` helped nowhere; the data in doubt of ``TARGETED``
  * replaced ``CLEAN_PATH`` (not onto the holder's path) and ``LAST_TAIL``
- * (one tail per connection, not one per subflow).
+ * (one tail per connection, not one per subflow).  Part of ``CAUTIOUS``
+ * is back, always on, in the carrier test of "FUSO sender": no copy onto
+ * a subflow in CWR (or Loss, as before).  ``CAUTIOUS`` also refused
+ * Recovery and a subflow in any of the three within its last RTT; the one
+ * mechanism copies more in an incast than those rules did, and there the
+ * test of CWR is needed.
  *
  * ``TARGETED`` (2)
  *   copy only the data in doubt (see "FUSO sender"), each piece onto a
@@ -574,8 +585,11 @@ static bool mptcp_fuso_best_may(struct mptcp_subflow_context *subflow)
 	/* racy reads without the subflow lock: rechecked under it */
 	if (data_race(subflow->send_infinite_map || subflow->send_mp_fail))
 		return false;
-	/* racy, as above */
-	if (data_race((u8)icsk->icsk_ca_state) == TCP_CA_Loss ||
+	/* Cautious: no copy onto a path that said it is full, by an ECN echo
+	 * (CWR) or a timeout (Loss).  Racy, as above.
+	 */
+	if ((BIT(data_race((u8)icsk->icsk_ca_state)) &
+	     (TCPF_CA_CWR | TCPF_CA_Loss)) ||
 	    READ_ONCE(icsk->icsk_retransmits))
 		return false;
 	if (test_bit(TSQ_THROTTLED, &ssk->sk_tsq_flags) ||
