@@ -13,7 +13,7 @@ S := scripts
 
 .PHONY: all help deps tree build kernel-uml kernel-qemu kernel-nofuso kernel-debug kernel-uml-debug kernel-kcsan selftests \
 	demo quickstart test test-full test-debug test-kcsan kunit series export check vm-help clean \
-	distclean bench bench-tables deb soak
+	distclean bench bench-tables deb soak series-selftests
 
 all: deps build quickstart
 
@@ -101,8 +101,9 @@ test:
 	$(S)/test.sh
 
 ## test-full     everything: the suite, the plain QEMU kernel, the debug and KCSAN
-##               kernels in full, the series linked both ways at every commit, the
-##               whole docs book, upstream selftests with FUSO on (hours)
+##               kernels in full, the series linked both ways at every commit, each
+##               patch's fuso.sh on its kernel, the whole docs book, upstream
+##               selftests with FUSO on (hours)
 test-full:
 	$(S)/test.sh --full
 ## test-debug    the debug kernel (KASAN, lockdep, kmemleak...): fuso.sh and the whole fault suite
@@ -123,6 +124,11 @@ soak: selftests kernel-$(if $(filter debug,$(KERNEL)),debug,$(if $(filter uml-de
 ##               MPTCP or FUSO code (scripts/kcsan-check.py)
 test-kcsan:
 	$(S)/test.sh --kcsan
+
+## series-selftests  each patch's own fuso.sh on that patch's UML kernel (the patches
+##               carry fuso.sh case by case; about 5 min a patch).  PATCHES="6 7": only those
+series-selftests: selftests
+	$(S)/series-selftests.sh $(PATCHES)
 
 ## kunit         only the KUnit suites (UML and QEMU)
 kunit:

@@ -175,6 +175,12 @@ cp "$TOP/Documentation/bench/incast-hosts-40.tar.xz" "$T/pub/a.tar.xz"
 cp "$T/pub/a.tar.xz" "$T/pub/b.tar.xz"
 expect "published.sh: a condition in two runs" 1 'fig6/[a-z0-9-]+ is in b and in an earlier run' \
 	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS="a b" "$TOP/scripts/bench/published.sh" --check
+cond1=$(tar -tJf "$T/pub/a.tar.xz" | grep -o 'fig6/[^/]*' | sort -u | head -n 1)
+cond2=$(tar -tJf "$T/pub/a.tar.xz" | grep -o 'fig6/[^/]*' | sort -u | sed -n 2p)
+expect "published.sh: a run's other conditions left out (RUN:FIG/COND)" 0 'analyze.py over 2 conditions' \
+	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS="a:$cond1 b:$cond2" FUSO_PUBLISHED_FIGS= "$TOP/scripts/bench/published.sh"
+expect "published.sh: a listed condition the run does not have" 1 "a has no fig6/nosuch \\(RUNS: a:fig6/nosuch\\)" \
+	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS="a:fig6/nosuch" "$TOP/scripts/bench/published.sh" --check
 expect "published.sh: a missing run" 1 "no $T/pub/c.tar.xz" \
 	env FUSO_PUBLISHED_DIR="$T/pub" FUSO_PUBLISHED_RUNS="a c" "$TOP/scripts/bench/published.sh" --check
 tar -C "$T" -cJf "$T/pub/e.tar.xz" pub/a.tar.xz
@@ -298,6 +304,20 @@ expect "soak.sh with an unknown option" 1 "soak.sh: unknown option '--fast'" \
 	"$TOP/scripts/soak.sh" --fast
 expect "soak.sh without kselftests: what to build" 1 "no kselftests in .*make selftests" \
 	"$TOP/scripts/soak.sh"
+
+# --- make series-selftests: bad input refused, a directory it did not make left alone ---
+expect "series-selftests.sh with a patch that is no number" 1 "series-selftests.sh: 'x' is not a patch number" \
+	"$TOP/scripts/series-selftests.sh" x
+[ -d "$BUILD/src/.git" ] || git -c init.defaultBranch=main init -q "$BUILD/src"
+expect "series-selftests.sh without kselftests: what to build" 1 "kselftests are not installed .*make selftests" \
+	"$TOP/scripts/series-selftests.sh"
+mkdir -p "$BUILD/src/.obj-qemu/kselftest" "$BUILD/series-selftests"
+printf '#!/bin/sh\n' >"$BUILD/src/.obj-qemu/kselftest/run_kselftest.sh"
+chmod +x "$BUILD/src/.obj-qemu/kselftest/run_kselftest.sh"
+echo keep >"$BUILD/series-selftests/precious"
+expect "series-selftests.sh over a directory it did not make" 1 "series-selftests exists but was not made by this script" \
+	"$TOP/scripts/series-selftests.sh"
+check "... and the directory is untouched" grep -q keep "$BUILD/series-selftests/precious"
 
 # --- the accidental upstream copy stays gone ---
 check "no upstream tree copied into the repository" test ! -e "$TOP/linux-source-6.12"

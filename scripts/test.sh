@@ -22,7 +22,8 @@
 #
 #   test.sh [STEP...]   run only these steps, one after the other
 #                       (default: the suite, in lanes)
-#   test.sh --full      everything: the suite, fuso.sh in full on QEMU, the
+#   test.sh --full      everything: the suite, fuso.sh in full on QEMU and on
+#                       every patch's UML kernel (its own version), the
 #                       whole fault suite and fuso.sh on the debug and KCSAN
 #                       kernels, the series check linking every commit both
 #                       ways, and the upstream MPTCP selftests with FUSO on
@@ -315,6 +316,9 @@ run() {
 	# debug); make test-full also runs it in full on the plain kernel.
 	fuso) step fuso.sh-uml kselftest uml fuso.sh ;;
 	fuso-qemu) step fuso.sh-qemu kselftest qemu fuso.sh ;;
+	# each patch's fuso.sh on that patch's UML kernel (make test-full;
+	# about 5 min a patch)
+	series-selftests) step series-selftests "$TOP/scripts/series-selftests.sh" ;;
 	# The fault suite on UML, every case, in virtual time (it ran in real
 	# time until the TSQ fix in scripts/base-fixes/0004: the
 	# many-connection case froze virtual time, Documentation/testing.md).
@@ -511,7 +515,8 @@ suite)
 	lane "" deps scripts build-uml
 	# the UML lane: one core, virtual time (the kselftests first: a
 	# small build that the x86 lane needs only at its end, for nofuso)
-	lane uml build-selftests vm-uml quickstart kunit-uml fuso faults bench debug-uml &
+	lane uml build-selftests vm-uml quickstart kunit-uml fuso faults bench debug-uml \
+		${full:+series-selftests} &
 	uml_lane=$!
 	if [ -n "$full" ]; then
 		# the x86 lane: the series check first (it compiles the

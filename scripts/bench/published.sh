@@ -17,6 +17,10 @@
 # --check it writes them into a temporary directory and fails when
 # summary.csv, pairs.csv or bulk.csv differ from the committed ones (the CI's step
 # bench-published): the tables in the documents are the data's.
+# A run in RUNS may be written RUN:FIG/COND,FIG/COND...: only those of its
+# conditions are published (a run whose other conditions a later run of
+# another kernel replaced); a listed condition the run does not have is
+# an error.
 # FUSO_PUBLISHED_DIR, FUSO_PUBLISHED_RUNS and FUSO_PUBLISHED_FIGS replace
 # the directory, the runs and the figures (scripts/test-scripts.sh checks
 # the failures with them).
@@ -61,7 +65,9 @@ esac
 tmp=$(mktemp -d /tmp/fuso-published.XXXXXX) || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/all"
-for run in $RUNS; do
+for entry in $RUNS; do
+	run=${entry%%:*} only=
+	[ "$run" = "$entry" ] || only=",${entry#*:},"
 	arc=$DOC/$run.tar.xz
 	[ -f "$arc" ] || die "no $arc (a published run's data)"
 	echo "published.sh: $run" >&2
@@ -72,11 +78,20 @@ for run in $RUNS; do
 		cdir=${cdir%/}
 		fig=$(basename "$(dirname "$cdir")")
 		cond=$(basename "$cdir")
+		if [ -n "$only" ]; then
+			case "$only" in *",$fig/$cond,"*) ;; *) continue ;; esac
+			only=${only/",$fig/$cond,"/,}
+		fi
 		[ -e "$tmp/all/$fig/$cond" ] &&
 			die "$fig/$cond is in $run and in an earlier run of RUNS: a table must pair one run's boots"
 		mkdir -p "$tmp/all/$fig"
 		mv "$cdir" "$tmp/all/$fig/$cond"
 	done
+	if [ -n "${only//,/}" ]; then
+		only=${only//,/ }
+		only=${only# }
+		die "$run has no ${only% } (RUNS: $entry)"
+	fi
 done
 
 echo "published.sh: analyze.py over $(find "$tmp/all" -mindepth 2 -maxdepth 2 -type d | wc -l) conditions" >&2

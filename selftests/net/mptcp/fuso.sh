@@ -3,7 +3,11 @@
 #
 # FUSO: proactive multi-path loss recovery for MPTCP.
 #
-# Checks the FUSO control plane (sysctls, counters) and the FUSO sender:
+# Checks the FUSO control plane (sysctls, counters, the socket option) and
+# the FUSO sender, receiver and scheduler:
+# - the sysctls exist in every netns with their defaults, take their whole
+#   range, refuse the rest with EINVAL and keep their value; the
+#   MPTcpExtFuso* counters are exported;
 # - bulk transfers and short request/response exchanges (on one persistent
 #   connection, and one connection each) over two paths, one of them lossy,
 #   arrive intact with FUSO off and on; with it on, FUSO sends recovery
@@ -20,15 +24,12 @@
 #   fallen-back and closed sockets too, a listener's value goes to its
 #   connections, MPTCP_INFO reports it; MPTCP_FUSO, MPTCP_INFO and
 #   MPTCP_FULL_INFO read into short buffers give the start of the whole
-#   or EINVAL; in a namespace with
-#   FUSO off, a server socket with MPTCP_FUSO=1 or 3 protects the tail
-#   (copies in MPTCP_INFO too), and with FUSO on, one with MPTCP_FUSO=0
-#   waits for a timer;
-# - the opt-in under net.mptcp.fuso_allowed: a user without CAP_NET_ADMIN
-#   (also root of a user namespace of its own) may turn on only the parts
-#   fuso_allowed or fuso allow, gets EPERM otherwise and keeps the mode,
-#   and its listener passes on the namespace's mode; root may choose any,
-#   and so may the user in a network namespace of its own;
+#   or EINVAL; in a namespace with FUSO off, a server socket with
+#   MPTCP_FUSO on protects the tail (copies in MPTCP_INFO too), and with
+#   FUSO on, one with MPTCP_FUSO=0 waits for a timer;
+# - a socket disconnected and connected again counts no copy of its
+#   first connection; the mptcp:mptcp_fuso_recovery tracepoint fires once
+#   per copy;
 # - no loss at all: no data sequence number is copied twice (each
 #   segment at most once, also when the copies share the subflow);
 # - a victim that holds the end of one of the msk's data fragments and
@@ -40,6 +41,10 @@
 #   path (MPTcpExtFusoDeferred);
 # - the handshake's third ACK and the first request lost: FUSO must not
 #   copy before the peer confirmed MPTCP, or the connection is reset;
+# - where copies go (MPTCP_FUSO_RULE_TARGETED): those of a lossy subflow
+#   to a clean subflow that never carried data rather than back onto the
+#   lossy one (the paper's ranking puts a never-used subflow last), and
+#   none onto a subflow that an ECN echo put in CWR;
 # - the FUSO receiver (fuso=3): a subflow-level hole on one path while the
 #   copies arrive on the other.  Side by side in one run, fuso=3 pushes the
 #   segments behind the hole to the data level (FusoRcvOfoPush) and, in
@@ -49,18 +54,25 @@
 #   long hole that no copy fills (fuso=2), the MPTCP socket holds no more
 #   memory than with the receiver off.  This part runs the paper's sender
 #   (net.mptcp.fuso_rules=0), which copies the hole at once;
-# - the rules and the scheduler: the window-bounded scheduler ("window")
-#   is listed, and FUSO on it sends copies and delivers every byte; with
-#   MPTCP_FUSO_RULE_TARGETED, the copies of a lossy subflow go to a
-#   clean subflow that never carried data rather than back onto the lossy
-#   one (the paper's ranking puts a never-used subflow last), and of a
-#   response's two subflow tails only the data's end is copied at once;
-#   with
-#   MPTCP_FUSO_RULE_SPREAD_TIMERS, responses that start from idle move
+# - the window-bounded scheduler ("window") is listed, FUSO on it sends
+#   copies and delivers every byte, and a response on an idle connection
+#   leaves on both paths; with MPTCP_FUSO_RULE_SCHED_CAUTIOUS and every
+#   packet marked CE, new data keeps to one of three subflows, and past a
+#   response's first MB goes to all of them;
+# - with MPTCP_FUSO_RULE_SPREAD_TIMERS, responses that start from idle move
 #   their flights' first timers (MPTcpExtFusoTimerSpread), and without it
-#   none; with MPTCP_FUSO_RULE_SCHED_CAUTIOUS and every packet marked CE,
-#   new data keeps to one of three subflows, and past a response's first
-#   MB goes to all of them.
+#   none;
+# - the opt-in under net.mptcp.fuso_allowed: a user without CAP_NET_ADMIN
+#   (also root of a user namespace of its own) may turn on only the parts
+#   fuso_allowed or fuso allow, gets EPERM otherwise and keeps the mode,
+#   and its listener passes on the namespace's mode; root may choose any,
+#   and so may the user in a network namespace of its own;
+# - net.mptcp.fuso alone, on the default scheduler, spreads a response
+#   over both paths as "window" does; of such a response's two subflow
+#   tails only the data's end is copied at once; and a copy lost for good
+#   with its original leaves the data to the data-level retransmission,
+#   which comes with the subflows' timeouts (the case needs the response
+#   on the fastest of three subflows, where FUSO's connections push).
 #
 #   ns1 (client)  ns1eth1 ------ path 1 ------ ns2eth1  ns2 (server)
 #                 10.0.1.1                     10.0.1.2
@@ -83,8 +95,7 @@
 # knobs the sysctl and counter tests, 0 the FUSO-off baseline, 1 the sender
 # and the tracepoint, 3 the sender with the receiver, hole the receiver's
 # subflow-hole scenario, with and without checksums, and its memory under
-# a long hole, rules the scheduler
-# and the copy rules),
+# a long hole, rules the copy rules and the scheduler),
 # FUSO_TEST_SANITIZER=1 (treat the kernel as a debug kernel even if
 # /proc/kallsyms does not show it: the subflow-hole scenario's
 # timing-bound checks only report).
@@ -1735,9 +1746,10 @@ test_sched_window()
 	set_sched default
 }
 
-# The paths of the spread cases: path 1 at 2 ms each way, path 2 at 1 ms
-# with an initial window of 4 segments, no loss, and an RTO of about 5 ms
-# on both, so that the 50 ms between exchanges are idle time.  $1: "add"
+# The paths of the spread cases and the dead-carrier case: path 1 at 2 ms
+# each way, path 2 at 1 ms with an initial window of 4 segments, no loss,
+# and an RTO of about 5 ms on both, so that the 50 ms between exchanges
+# are idle time.  $1: "add"
 # or "del" (back to the defaults); $2: family
 spread_paths()
 {
@@ -2177,14 +2189,14 @@ sched_exchanges()
 # UML; 209 ms without the fix).
 test_dead_carriers()
 {
-	local name="IPv4 fuso=3: original and copy lost for good, the data-level"
+	local name="IPv4 fuso=1: original and copy lost for good, the data-level"
 	local out="${tmpdir}/dead.out" go="${tmpdir}/go" rc=0
 	local addr_opt caddr spid cpid j0 mrtx dropped us bound=100000
 
 	name+=" retransmission comes with the subflows' timeouts"
 	mptcp_lib_print_title "${name}"
 	need_cmds "${name}" nft || return
-	set_mode 3
+	set_mode 1
 	spread_paths add 4
 	third_subflow add
 
@@ -2407,7 +2419,7 @@ test_clean_path()
 # test of CWR taken out of mptcp_fuso_best_may(), 127 of 273.
 test_cautious_carrier()
 {
-	local name="IPv4 fuso=3: no copy onto a subflow that an ECN echo"
+	local name="IPv4 fuso=1: no copy onto a subflow that an ECN echo"
 	local t ev rc=0 ecn0 ce0 ce copies bad
 	local addr_opt caddr spid cpid
 	local out="${tmpdir}/cautious.out" go="${tmpdir}/go"
@@ -2416,7 +2428,7 @@ test_cautious_carrier()
 	mptcp_lib_print_title "${name}"
 	need_cmds "${name}" nft || return
 	trace_begin "${name}" || return
-	set_mode 3
+	set_mode 1
 	path2_loss ""
 	tc -n "${ns1}" qdisc change dev ns1eth1 root netem delay 1ms loss 5%
 	tc -n "${ns2}" qdisc change dev ns2eth1 root netem delay 1ms loss 5%

@@ -109,6 +109,8 @@ SOL_MPTCP = 284
 MPTCP_INFO = 1
 MPTCP_FULL_INFO = 4
 MPTCP_FUSO = 5
+# the largest net.mptcp.fuso mode: the sender (1) and the receiver (2)
+MODE_MAX = 3
 # struct mptcp_full_info: six u32 sizes and counts, two u64 user
 # pointers, then struct mptcp_info (MIN_FULL_INFO_OPTLEN_SIZE)
 FULL_INFO_HDR = 40
@@ -478,31 +480,32 @@ def badinput(args, check):
     refused call fails with EINVAL and changes nothing; what a short
     buffer gets is the start of what a long one gets."""
     e, a, cs, ls = through_listener(args, None)
-    set_fuso(cs, 3)
+    set_fuso(cs, MODE_MAX)
     # getsockopt(MPTCP_FUSO) into less than an int: one byte, as TCP's
     # int options; into more: an int
     for n in (1, 2, 3):
         b = cs.getsockopt(SOL_MPTCP, MPTCP_FUSO, n)
-        check(b == b"\x03", f"MPTCP_FUSO read into {n} bytes: the mode in"
-              f" one byte (got {b!r})")
+        check(b == bytes([MODE_MAX]), f"MPTCP_FUSO read into {n} bytes:"
+              f" the mode in one byte (got {b!r})")
     b = cs.getsockopt(SOL_MPTCP, MPTCP_FUSO, 64)
-    check(b == struct.pack("=i", 3),
+    check(b == struct.pack("=i", MODE_MAX),
           f"MPTCP_FUSO read into 64 bytes: an int (got {b!r})")
     # setsockopt: an empty option fails; a long one counts its first int
     e = err(lambda: cs.setsockopt(SOL_MPTCP, MPTCP_FUSO, b""))
-    check(e == errno.EINVAL and get_fuso(cs) == 3,
+    check(e == errno.EINVAL and get_fuso(cs) == MODE_MAX,
           f"an empty option: EINVAL, mode unchanged (errno {e})")
+    m = MODE_MAX - 1
     e = err(lambda: cs.setsockopt(SOL_MPTCP, MPTCP_FUSO,
-                                  struct.pack("=iI", 2, 0xffffffff)))
-    check(e == 0 and get_fuso(cs) == 2,
-          f"an 8-byte option: its first int, 2 (errno {e},"
+                                  struct.pack("=iI", m, 0xffffffff)))
+    check(e == 0 and get_fuso(cs) == m,
+          f"an 8-byte option: its first int, {m} (errno {e},"
           f" mode {get_fuso(cs)})")
 
     # MPTCP_INFO into short buffers: the start of the whole, whatever
     # the size, the size before FUSO's fields (an older program) too
     whole = cs.getsockopt(SOL_MPTCP, MPTCP_INFO, INFO_LEN + 64)
-    check(len(whole) == INFO_LEN and whole[INFO_FUSO_OFF] == 2,
-          f"MPTCP_INFO into {INFO_LEN + 64} bytes: {INFO_LEN}, mode 2"
+    check(len(whole) == INFO_LEN and whole[INFO_FUSO_OFF] == m,
+          f"MPTCP_INFO into {INFO_LEN + 64} bytes: {INFO_LEN}, mode {m}"
           f" (got {len(whole)} bytes)")
     for n in (1, 4, 12, INFO_FUSO_OFF, INFO_FUSO_OFF + 1, INFO_LEN - 1):
         b = cs.getsockopt(SOL_MPTCP, MPTCP_INFO, n)
@@ -564,14 +567,14 @@ def badinput(args, check):
     closed.recv(1)
     for what, x in (("a listener", ls), ("a fallen-back socket", fb),
                     ("a closed socket", closed)):
-        for v in (1, 2):
+        for v in (MODE_MAX - 1, MODE_MAX):
             e = err(lambda: set_fuso(x, v))
             check(e == 0 and get_fuso(x) == v,
                   f"{what}: MPTCP_FUSO={v} reads back (errno {e},"
                   f" mode {get_fuso(x)})")
-        for v in (-1, 4, 0x7fffffff):
+        for v in (-1, MODE_MAX + 1, 0x7fffffff):
             e = err(lambda: set_fuso(x, v))
-            check(e == errno.EINVAL and get_fuso(x) == 2,
+            check(e == errno.EINVAL and get_fuso(x) == MODE_MAX,
                   f"{what}: MPTCP_FUSO={v}: EINVAL, mode unchanged"
                   f" (errno {e})")
     for x in (ls, tl, fb, peer, closed):
@@ -587,7 +590,7 @@ def sockopt(args):
     check(get_fuso(s) == args.expect,
           f"a new socket reports the namespace's mode {args.expect}"
           f" (got {get_fuso(s)})")
-    for v in (-1, 4, 255, 1 << 20):
+    for v in (-1, MODE_MAX + 1, 255, 1 << 20):
         e = err(lambda: set_fuso(s, v))
         check(e == errno.EINVAL and get_fuso(s) == args.expect,
               f"MPTCP_FUSO={v}: EINVAL, mode unchanged"
@@ -595,13 +598,13 @@ def sockopt(args):
     e = err(lambda: s.setsockopt(SOL_MPTCP, MPTCP_FUSO, b"\x01"))
     check(e == errno.EINVAL and get_fuso(s) == args.expect,
           f"a 1-byte option: EINVAL, mode unchanged (errno {e})")
-    for v in (3, 0, 1, 2):
+    for v in (MODE_MAX, *range(MODE_MAX)):
         set_fuso(s, v)
         check(get_fuso(s) == v, f"MPTCP_FUSO={v} reads back ({get_fuso(s)})")
     s.close()
 
     # listeners: with a value, and without one
-    other = 3 if args.expect != 3 else 1
+    other = MODE_MAX if args.expect != MODE_MAX else MODE_MAX - 1
     for lmode in (other, None):
         e, a, cs, ls = through_listener(args, lmode)
         want = args.expect if lmode is None else lmode
