@@ -150,6 +150,8 @@ expect "guest iw of 0" 1 "iw must be a number of segments .* or linux, not '0'" 
 	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true iw=0
 expect "guest iwsub not a number" 1 "iwsub must be a number of segments .*, not 'linux'" \
 	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true iwsub=linux
+expect "guest with good settings on this machine, not in the VM" 1 'guest.sh runs inside the test VM' \
+	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true loss=1
 check "... and nothing was made" test ! -e "$T/g"
 
 # --- veth-cost: the same for its --out, and its numbers (no VM started) ---

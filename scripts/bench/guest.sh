@@ -892,6 +892,12 @@ run_bulk() {
 	return $rc
 }
 
+# Everything below kills the processes of every "$P-*" namespace, deletes
+# those namespaces and builds new ones: only in the test VM that bench.sh
+# boots (its kernel command line carries fusovm=), never on the machine
+# that runs the benchmark, whose namespaces guest.sh did not make.
+grep -qE '(^| )fusovm=[a-z]+( |$)' /proc/cmdline || [ "${FUSO_GUEST_ANYWHERE:-}" = 1 ] ||
+	fail "guest.sh runs inside the test VM (scripts/bench/bench.sh boots it); here it would kill and delete the $P-* network namespaces of this machine (FUSO_GUEST_ANYWHERE=1 runs it anyway)"
 msg "condition: topo=$topo${FABRIC:+ (hpt=$hpt lossy=$lossy)} loss=$loss% ($lossmodel${lossat:+, from ${lossat%-*} to ${lossat#*-} s}) where=$where p1delay=${p1delay}us nsub=$nsub iwsub=$IWSUB rtomin=$rtomin iw=$iw flows=$flows size=${size:-dist} qload=${qload}Mbps dist=$dist bgload=$bgload fanout=$fanout${FANHOSTS:+ (a host each)} aqm=$aqm seed=$seed"
 {
 	printf 'topo=%s\nhpt=%s\nlossy=%s\nlossy_links=%s\n' "$topo" "$hpt" "$lossy" "$(echo "$LOSSY_LINKS" | paste -sd';')"
