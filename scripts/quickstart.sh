@@ -7,7 +7,7 @@
 # walk-through (Documentation/quickstart.md explains each step).
 #
 #   scripts/quickstart.sh [--loss PCT] [--lossy-path 1|2] [--queries N]
-#                         [--size BYTES]
+#                         [--size BYTES] [--rules N]
 #
 #   --loss PCT     netem loss on the lossy path, both directions (default 2)
 #   --lossy-path P the path that loses (default 2); path 1 carries each
@@ -15,6 +15,8 @@
 #                  prefers
 #   --queries N    requests per run (default 300)
 #   --size BYTES   response size (default 20000)
+#   --rules N      net.mptcp.fuso_rules for the run with FUSO on, 0..127
+#                  (default: the kernel's, 82; 0 is the paper's sender)
 #
 # Needs: ip, tc (netem), nstat, ss, iperf3, mptcpize, gcc (to build the
 # traffic generator fuso-tg if FUSO_TG does not name one).  `make
@@ -26,13 +28,18 @@
 # and FUSO's counters moved with FUSO on (and not with it off); 1 else.
 set -u
 
-loss=2 lossy=2 queries=300 size=20000
+loss=2 lossy=2 queries=300 size=20000 rules=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--lossy-path)
 		case "${2:-}" in 1|2) lossy=$2 ;;
 		*) echo "quickstart: --lossy-path wants 1 or 2, got '${2:-}'" >&2; exit 1 ;;
 		esac
+		shift ;;
+	--rules)
+		[[ ${2:-} =~ ^(0|[1-9][0-9]{0,2})$ ]] && [ "$2" -le 127 ] ||
+			{ echo "quickstart: --rules wants a number 0..127, got '${2:-}'" >&2; exit 1; }
+		rules=$2
 		shift ;;
 	--loss|--queries|--size)
 		[ $# -ge 2 ] && [ -n "$2" ] || { echo "quickstart: $1 needs a value" >&2; exit 1; }
@@ -128,6 +135,9 @@ one_run() {
 	say "4.$((mode == 0 ? 1 : 2)) $queries queries of $size bytes, net.mptcp.fuso=$mode"
 	for ns in $C $S; do
 		run ip netns exec $ns sysctl -qw net.mptcp.fuso="$mode"
+		if [ "$mode" != 0 ] && [ -n "$rules" ]; then
+			run ip netns exec $ns sysctl -qw net.mptcp.fuso_rules="$rules"
+		fi
 	done
 	# a connection takes net.mptcp.fuso when it is made: a new server
 	ip netns exec $S "$TG" server -q 5000:mptcp &

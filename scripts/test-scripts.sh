@@ -154,6 +154,12 @@ expect "guest with good settings on this machine, not in the VM" 1 'guest.sh run
 	"$TOP/scripts/bench/guest.sh" "$T/g" tg=/bin/true loss=1
 check "... and nothing was made" test ! -e "$T/g"
 
+# --- quickstart.sh: bad options refused before a namespace is made ---
+expect "quickstart --rules past the kernel's 127" 1 "--rules wants a number 0..127, got '128'" \
+	"$TOP/scripts/quickstart.sh" --rules 128
+expect "quickstart --lossy-path 3" 1 "--lossy-path wants 1 or 2, got '3'" \
+	"$TOP/scripts/quickstart.sh" --lossy-path 3
+
 # --- veth-cost: the same for its --out, and its numbers (no VM started) ---
 expect "veth-cost --out on someone else's directory" 1 'was not made by veth-cost' \
 	"$TOP/scripts/bench/veth-cost.sh" --out "$T/results"
