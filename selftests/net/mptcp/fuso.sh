@@ -47,16 +47,19 @@
 #   none onto a subflow that an ECN echo put in CWR;
 # - the FUSO receiver (fuso=3): a subflow-level hole on one path while the
 #   copies arrive on the other.  Side by side in one run, fuso=3 pushes the
-#   segments behind the hole to the data level (FusoRcvOfoPush) and, in
-#   virtual time (UML time-travel), its responses complete sooner than
+#   segments behind the hole to the data level (FusoRcvOfoPush), ACKs at
+#   once the end of a push that lies beyond the hole (FusoRcvAckNow) and,
+#   in virtual time (UML time-travel), its responses complete sooner than
 #   with fuso=1, which never touches the receiver counters; with DSS
 #   checksums the push stays off and the data arrives intact; under a
 #   long hole that no copy fills (fuso=2), the MPTCP socket holds no more
 #   memory than with the receiver off.  This part runs the paper's sender
 #   (net.mptcp.fuso_rules=0), which copies the hole at once;
 # - the window-bounded scheduler ("window") is listed, FUSO on it sends
-#   copies and delivers every byte, and a response on an idle connection
-#   leaves on both paths; with MPTCP_FUSO_RULE_SCHED_CAUTIOUS and every
+#   copies and delivers every byte, a response on an idle connection
+#   leaves on both paths, and its last bytes that fill no segment leave
+#   on the other path when the fastest is full; with
+#   MPTCP_FUSO_RULE_SCHED_CAUTIOUS and every
 #   packet marked CE, new data keeps to one of three subflows, and past a
 #   response's first MB goes to all of them;
 # - with MPTCP_FUSO_RULE_SPREAD_TIMERS, responses that start from idle move
@@ -1042,7 +1045,8 @@ ofo_conns=3
 # drop makes path 1 halve its cwnd, and later responses would be
 # cwnd-limited.  Sets ofo_total_us (the 3 measured responses' times,
 # summed), ofo_drops (what each arming dropped) and the counter deltas
-# ofo_push, ofo_inseq, ofo_skip (client) and ofo_copies, ofo_same (server).
+# ofo_push, ofo_inseq, ofo_skip, ofo_acknow (client) and ofo_copies,
+# ofo_same (server).
 # $1: family; $2: optional, "shut": each response ends the stream
 # (fuso_rr.py's --after-send shut and --eof); sets ofo_eofs, each
 # connection's time from the response's last byte to the end of the
@@ -1054,13 +1058,14 @@ ofo_run()
 	local shut=${2:-}
 	local out="${tmpdir}/ofo.out"
 	local addr_opt caddr spid i t e rc=0
-	local push0 inseq0 skip0 copies0 same0
+	local push0 inseq0 skip0 acknow0 copies0 same0
 
 	rr_addr "${family}"
 	ofo_settle || mptcp_lib_pr_info "connections still open after 10 s"
 	push0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoPush)
 	inseq0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoInSeq)
 	skip0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoSkip)
+	acknow0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvAckNow)
 	copies0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecovery)
 	same0=$(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecoverySameSubflow)
 
@@ -1097,11 +1102,12 @@ ofo_run()
 	ofo_push=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoPush) - push0))
 	ofo_inseq=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoInSeq) - inseq0))
 	ofo_skip=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvOfoSkip) - skip0))
+	ofo_acknow=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvAckNow) - acknow0))
 	ofo_copies=$(($(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecovery) - copies0))
 	ofo_same=$(($(mptcp_lib_get_counter "${ns2}" MPTcpExtFusoRecoverySameSubflow) - same0))
 	if [ "${FUSO_TEST_VERBOSE:-0}" = 1 ]; then
 		mptcp_lib_pr_info "push ${ofo_push} inseq ${ofo_inseq} skip" \
-			"${ofo_skip}; copies ${ofo_copies} (same subflow" \
+			"${ofo_skip} ack-now ${ofo_acknow}; copies ${ofo_copies} (same subflow" \
 			"${ofo_same}); drops ${ofo_drops}"
 	fi
 	return ${rc}
@@ -1175,10 +1181,10 @@ test_ofo_push()
 		fi
 		if [ "${mode}" = 1 ]; then
 			t1=${ofo_total_us}
-			if [ $((ofo_push + ofo_inseq + ofo_skip)) != 0 ]; then
+			if [ $((ofo_push + ofo_inseq + ofo_skip + ofo_acknow)) != 0 ]; then
 				mptcp_lib_pr_fail "fuso=1: receiver counters moved" \
 					"(push ${ofo_push}, in seq ${ofo_inseq}," \
-					"skip ${ofo_skip})"
+					"skip ${ofo_skip}, ack-now ${ofo_acknow})"
 				rc=1
 			fi
 		else
@@ -1186,6 +1192,11 @@ test_ofo_push()
 			if [ "${ofo_push}" -lt 1 ] || [ "${ofo_inseq}" -lt 1 ]; then
 				ofo_timing_fail "fuso=3: push ${ofo_push}, in seq" \
 					"${ofo_inseq}: expected both >= 1" || rc=1
+			fi
+			# path 2's last segment lies beyond the hole
+			if [ "${ofo_acknow}" -lt 1 ]; then
+				ofo_timing_fail "fuso=3: no segment beyond the" \
+					"hole ACKed at once" || rc=1
 			fi
 		fi
 	done
@@ -1952,6 +1963,58 @@ test_last_tail()
 	result "${name}" ${rc}
 }
 
+# The setup of test_sched_window_spread, "window" and FUSO off, with
+# responses of four full segments of path 2 and 100 bytes more: path 2,
+# the faster, restarts at 4 segments and takes those, and the 100 bytes
+# must leave on path 1 at once.  The scheduler counted path 2's room with
+# mss_cache, where the options' share of its 4 segments (112 bytes, DSS
+# fills the option space) showed as room for the 100 bytes; the push,
+# in segments of the size that goes out, then sent nothing there, and
+# they waited for path 2's ACK and went out on path 2.  Counted as the
+# server's packets of 150-600 bytes on path 1: the 100 bytes with their
+# headers (full segments and ACKs are outside that range).
+# $1: family
+test_sched_window_remainder()
+{
+	local family=${1}
+	local name="IPv${family} idle, a response's last 100 bytes leave on path 1"
+	local n=20 pay=1420 rc=0 ipt=iptables pkts
+	local out="${tmpdir}/remainder.out" go="${tmpdir}/go"
+	local addr_opt caddr spid cpid
+
+	name+=" when path 2 is full: scheduler \"window\""
+	mptcp_lib_print_title "${name}"
+	# IPv6 headers take 20 bytes more from each segment
+	[ "${family}" = 6 ] && ipt=ip6tables pay=1400
+	set_mode 0
+	set_sched window
+	spread_paths add "${family}"
+	ip netns exec "${ns2}" "${ipt}" -A OUTPUT -o ns2eth1 -p tcp \
+		-m length --length 150:600 -j ACCEPT
+
+	rr_addr "${family}"
+	rr_start_joined "${out}" "${go}" -n $((n + 1)) -s $((4 * pay + 100)) \
+		--before "sleep 0.05" || rc=1
+	ip netns exec "${ns2}" "${ipt}" -Z OUTPUT
+	rr_go "${go}" || rc=1
+	pkts=$(ip netns exec "${ns2}" "${ipt}" -L OUTPUT -v -x -n |
+		awk '/ACCEPT/ && /ns2eth1/ { print $1 }')
+	rr_server_stop
+	ip netns exec "${ns2}" "${ipt}" -D OUTPUT -o ns2eth1 -p tcp \
+		-m length --length 150:600 -j ACCEPT
+	spread_paths del "${family}"
+	set_sched default
+	set_mode 3
+
+	mptcp_lib_pr_info "path 1 carried ${pkts:-?} short packets for ${n} responses"
+	if [ ${rc} = 0 ] && [ "${pkts:-0}" -lt $((n / 2)) ]; then
+		mptcp_lib_pr_fail "the last 100 bytes left on path 1 in" \
+			"${pkts:-0} of ${n} responses, < 1/2"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # SPREAD_TIMERS (64): a push that starts a flight on a subflow with
 # nothing in flight moves the timer TCP armed for it (a loss probe or the
 # RTO) to a random point up to twice as far, at most one minimum RTO
@@ -2685,6 +2748,8 @@ if part_ok rules; then
 	ip_ok 6 && test_sched_window_spread 6 window
 	ip_ok 4 && test_sched_window_spread 4 toggle
 	ip_ok 6 && test_sched_window_spread 6 toggle
+	ip_ok 4 && test_sched_window_remainder 4
+	ip_ok 6 && test_sched_window_remainder 6
 	ip_ok 4 && test_last_tail 4
 	set_mode 3
 	ip_ok 4 && test_spread_timers 4

@@ -17,7 +17,8 @@
 
 fuso_counters="FusoRecovery FusoRecoverySameSubflow FusoNoBestSubflow
 	       FusoAllProtected FusoDeferred FusoRounds FusoRoundsEmpty
-	       FusoRcvOfoPush FusoRcvOfoInSeq FusoRcvOfoSkip FusoTimerSpread"
+	       FusoRcvOfoPush FusoRcvOfoInSeq FusoRcvOfoSkip FusoRcvAckNow
+	       FusoTimerSpread"
 
 # Exit with a skip unless this kernel has FUSO.
 fuso_lib_require()
