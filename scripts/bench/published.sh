@@ -29,13 +29,15 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 
 # the runs behind the published tables (Documentation/benchmark.md):
-# headline-53: the default plan (Fig 4a at 0 and 2 % on path 1, 4c at
-# 1 %, bursty loss, the 30-sender incast) on the final kernel, every
-# scheme, 10 seeds; headline-53b, the same kernel binary: the schemes the
-# default plan leaves out at 0 % (loss0rest, with FUSO again) and the
-# 48-sender ECN incast with a host per sender against TCP and DCTCP;
-# headline-54, the same kernel binary: the four loss points of Figs 4a
+# headline-56: the default plan (Fig 4a at 0 and 2 % on path 1, 4c at
+# 1 %, bursty loss, the 30-sender incast) on the landed kernel, every
+# scheme, 10 seeds; headline-56b, the same kernel binary: the schemes the
+# default plan leaves out at 0 % (loss0rest, with FUSO again);
+# headline-56c, the same kernel binary: the four loss points of Figs 4a
 # and 4c that the default plan does not run, every scheme;
+# headline-53b's 48-sender ECN incast with a host per sender against TCP
+# and DCTCP (the kernel before patch 0008's room and 0013's immediate
+# ACK: not run again on the landed kernel);
 # ackloss-40, lossmodels-40: loss the rules were not tuned on;
 # load-40: the query load; fig5-40: Fig 5; incast-44: the incast with a
 # host per sender (24 and 48, RED/ECN and drop-tail) and with shared
@@ -47,16 +49,17 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # on (tables only); figs-50: Figs 2 and 7, the data-mining sizes and
 # bulk; untuned-51: hosts with the kernel's own minimum RTO and initial
 # window (tables only).  Not here:
-# headline-40, headline-41 and headline-43 (the same plan on the receiver
-# with the tcp_input.c hook, on the kernel before two rules went, and on
-# the kernel of ec7f141's series), confirm-43
+# headline-40, headline-41, headline-43, headline-53 and headline-54 (the
+# same plans on the receiver with the tcp_input.c hook, on the kernel
+# before two rules went, on the kernel of ec7f141's series and on the
+# kernel before the two fixes of f4a1610), confirm-43
 # (FUSO on ablation-42's conditions on the new kernel), incast-hosts-40,
 # incast24-42 and dt48-43 (incast-44's conditions on older kernels, or
 # FUSO and TCP only),
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-53 headline-53b headline-54 ackloss-40 lossmodels-40 load-40 fig5-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50 untuned-51}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c headline-53b:fig6/fh48ecn ackloss-40 lossmodels-40 load-40 fig5-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50 untuned-51}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
