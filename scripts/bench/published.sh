@@ -35,9 +35,9 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # default plan leaves out at 0 % (loss0rest, with FUSO again);
 # headline-56c, the same kernel binary: the four loss points of Figs 4a
 # and 4c that the default plan does not run, every scheme;
-# headline-53b's 48-sender ECN incast with a host per sender against TCP
-# and DCTCP (the kernel before patch 0008's room and 0013's immediate
-# ACK: not run again on the landed kernel);
+# final-57, the same kernel binary: the 48-sender ECN incast with a host
+# per sender against TCP and DCTCP, and bulk (iperf3 through mptcpize,
+# MPTCP on both schedulers and FUSO);
 # ackloss-40, lossmodels-40: loss the rules were not tuned on;
 # load-40: the query load; fig5-40: Fig 5; incast-44: the incast with a
 # host per sender (24 and 48, RED/ECN and drop-tail) and with shared
@@ -46,9 +46,11 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # ftsub2l-40, ft32sub2-40: FUSO alone there with 2 and 4 subflows
 # (tables only); ablation-42: FUSO
 # with each of its rules taken out, on conditions they were not tuned
-# on (tables only); figs-50: Figs 2 and 7, the data-mining sizes and
-# bulk; untuned-51: hosts with the kernel's own minimum RTO and initial
-# window (tables only).  Not here:
+# on (tables only); figs-50: Figs 2 and 7 and the data-mining sizes
+# (its bulk is final-57's now); untuned-51: hosts with the kernel's own
+# minimum RTO and initial window (tables only).  Not here:
+# headline-53b (its 48-sender ECN incast, on the kernel before, is
+# final-57's now), figs-50's bulk (an older kernel),
 # headline-40, headline-41, headline-43, headline-53 and headline-54 (the
 # same plans on the receiver with the tcp_input.c hook, on the kernel
 # before two rules went, on the kernel of ec7f141's series and on the
@@ -59,7 +61,9 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c headline-53b:fig6/fh48ecn ackloss-40 lossmodels-40 load-40 fig5-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50 untuned-51}
+FIGS50=fig2/size10k-loss1,fig2/size10k-loss4,fig2/size100k-loss1,fig2/size100k-loss4
+FIGS50+=,fig7/sub1,fig7/sub2,fig7/sub4,fig7/sub8,figdm/loss2
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 ackloss-40 lossmodels-40 load-40 fig5-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50:$FIGS50 untuned-51}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }

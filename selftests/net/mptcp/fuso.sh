@@ -54,7 +54,11 @@
 #   checksums the push stays off and the data arrives intact; under a
 #   long hole that no copy fills (fuso=2), the MPTCP socket holds no more
 #   memory than with the receiver off.  This part runs the paper's sender
-#   (net.mptcp.fuso_rules=0), which copies the hole at once;
+#   (net.mptcp.fuso_rules=0), which copies the hole at once; and, with
+#   FUSO's own sender, when a response's whole flight on path 2 is lost
+#   and the client delays its ACKs, fuso=3's immediate ACK of path 1's
+#   data has the sender copy the rest before any timer, where fuso=1
+#   waits for the delayed ACK;
 # - the window-bounded scheduler ("window") is listed, FUSO on it sends
 #   copies and delivers every byte, a response on an idle connection
 #   leaves on both paths, and its last bytes that fill no segment leave
@@ -1216,6 +1220,118 @@ test_ofo_push()
 		fi
 	fi
 	result "${name}" ${rc}
+}
+
+# The receiver's immediate ACK, behind FUSO's own sender (the default
+# rules), on the paths of the subflow-hole scenario (ofo_paths: path 2, 1
+# ms each way, is the faster; one segment per skb).  A response's whole
+# flight on path 2 is lost (netem drops every packet the server sends
+# there until the response is complete), on a connection whose client no
+# longer ACKs every segment: a 256 KB response used up its quick ACKs,
+# and the request follows it at once.  What path 1 delivers of the
+# response lies beyond the data-level hole, and no SACK can come from
+# path 2.  FUSO's receiver ACKs the end of path 1's push at once
+# (FusoRcvAckNow), the sender learns from that ACK that path 2's data is
+# in doubt and copies it onto path 1, before path 2's loss probe is due.
+# With fuso=1 the same ACK waits for the client's delayed-ACK timer.
+# Side by side, fuso=3 must ACK at once and complete with no loss probe
+# or timeout on the server, in virtual time sooner than fuso=1; fuso=1
+# must not touch the counter.  A counter that moves without the ACK
+# going out fails the times (tried: 48 ms with fuso=3 then, 7 ms with
+# the ACK, 47 ms with fuso=1).
+# $1: family
+test_ack_now()
+{
+	local family=${1}
+	local name="IPv${family} whole flight lost on path 2:"
+	local out="${tmpdir}/acknow.out" go="${tmpdir}/go" armed="${tmpdir}/armed"
+	local mode drop joined t t1="" t3="" acknow0 acknow drops0 drops
+	local probes timeouts recov rc=0
+
+	name+=" fuso=3 ACKs at once, sooner than fuso=1"
+	mptcp_lib_print_title "${name}"
+	rr_addr "${family}"
+	ofo_paths "${family}" on
+	# Before the third exchange, not the second (the 256 KB one), and
+	# 10 ms after it: the copies of its tail must be out of path 2, or
+	# they are lost there, path 2 is busy and the response goes to path
+	# 1; far less than an RTO, after which the client would ACK every
+	# segment again (tcp_event_data_recv()).
+	drop="if [ -e ${armed} ]; then sleep 0.01; tc -n ${ns2} qdisc change"
+	drop+=" dev ns2eth2 root netem delay 1ms loss 100%; fi; touch ${armed}"
+	for mode in 1 3; do
+		set_mode "${mode}"
+		ofo_settle || mptcp_lib_pr_info "connections still open after 10 s"
+		rm -f "${go}" "${armed}"
+		acknow0=$(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvAckNow)
+		drops0=$(tc_dropped "${ns2}" ns2eth2)
+		joined=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
+		port=$((port + 1))
+		rr_server_start "${port}"
+		timeout ${timeout_test} ip netns exec "${ns1}" \
+			python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+			-a "${caddr}" -n 3 -s 1000,262144,20000 --times \
+			--wait-file "${go}" --snap-pid "${spid}" \
+			--before "${drop}" > "${out}" &
+		cpid=$!
+		rr_wait_joined "${out}" "${joined}" || rc=1
+		rr_go "${go}" "fuso=${mode}: the response" || rc=1
+		tc -n "${ns2}" qdisc change dev ns2eth2 root netem delay 1ms
+		rr_server_stop
+		acknow=$(($(mptcp_lib_get_counter "${ns1}" MPTcpExtFusoRcvAckNow) - acknow0))
+		drops=$(($(tc_dropped "${ns2}" ns2eth2) - drops0))
+		t=$(awk '$1 == "time_us" && $2 == 2 { print $3 }' "${out}")
+		probes=$(awk '$2 == "TcpExtTCPLossProbes" { print $3 }' "${out}")
+		timeouts=$(awk '$2 == "TcpExtTCPTimeouts" { print $3 }' "${out}")
+		recov=$(awk '$2 == "MPTcpExtFusoRecovery" { print $3 }' "${out}")
+		mptcp_lib_pr_info "fuso=${mode}: ${t:-no} us, ${drops} packets" \
+			"dropped on path 2, ${acknow} ACKs at once, ${recov:-no}" \
+			"copies, ${probes:-no} loss probes"
+		if [ -z "${t}" ] || [ -z "${probes}" ] || [ -z "${timeouts}" ] ||
+		   [ -z "${recov}" ]; then
+			mptcp_lib_pr_fail "fuso=${mode}: no time or counters from the client"
+			rc=1
+			continue
+		fi
+		if [ "${drops}" -lt 2 ]; then
+			# without a flight lost on path 2 this case proves nothing
+			ofo_timing_fail "fuso=${mode}: ${drops} packets dropped" \
+				"on path 2: expected a flight" || rc=1
+		fi
+		if [ "${mode}" = 1 ]; then
+			t1=${t}
+			if [ "${acknow}" != 0 ]; then
+				mptcp_lib_pr_fail "fuso=1: ${acknow} ACKs at once"
+				rc=1
+			fi
+		else
+			t3=${t}
+			if [ "${acknow}" -lt 1 ] || [ "${recov}" -lt 2 ]; then
+				ofo_timing_fail "fuso=3: ${acknow} ACKs at once," \
+					"${recov} copies: expected >= 1, >= 2" || rc=1
+			fi
+			if [ $((probes + timeouts)) != 0 ]; then
+				ofo_timing_fail "fuso=3: ${probes} loss probes," \
+					"${timeouts} timeouts before the response" \
+					"was complete: expected none" || rc=1
+			fi
+		fi
+	done
+	ofo_paths "${family}" off
+	# in virtual time the times are exact and repeat (see test_ofo_push)
+	if [ -n "${t1}" ] && [ -n "${t3}" ] && virtual_time &&
+	   [ "${t3}" -ge "${t1}" ]; then
+		mptcp_lib_pr_fail "fuso=3 was not faster than fuso=1"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
+# $1: netns; $2: device.  Packets its root qdisc (netem) dropped so far.
+tc_dropped()
+{
+	tc -n "${1}" -s qdisc show dev "${2}" |
+		awk '/dropped/ { sub(",", "", $7); print $7; exit }'
 }
 
 # Drops, at the client, every DATA_FIN without data (a DSS option,
@@ -2725,6 +2841,8 @@ if part_ok 3; then
 fi
 
 if part_ok hole; then
+	ip_ok 4 && test_ack_now 4
+	ip_ok 6 && test_ack_now 6
 	# the receiver behind the paper's sender, which copies the hole at
 	# once (with MPTCP_FUSO_RULE_TARGETED it waits for the SACKs)
 	set_rules 0
