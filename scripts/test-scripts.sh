@@ -174,6 +174,8 @@ expect "veth-cost --loss above 10 %" 1 'loss wants a percentage from 0 to 10' \
 	"$TOP/scripts/bench/veth-cost.sh" --loss 11
 expect "veth-cost --loss not a number" 1 'loss wants a percentage' \
 	"$TOP/scripts/bench/veth-cost.sh" --loss 1x
+expect "veth-cost --kernels not a known order" 1 'kernels wants "fuso nofuso", "nofuso fuso" or fuso' \
+	"$TOP/scripts/bench/veth-cost.sh" --kernels "nofuso"
 
 # --- published.sh: a table that is not the data's, a condition in two runs ---
 expect "published.sh with an unknown option" 1 'usage: published.sh' \

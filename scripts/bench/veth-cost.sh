@@ -7,14 +7,16 @@
 #
 #   scripts/bench/veth-cost.sh [--boots N] [--rounds R] [--secs S]
 #                              [--queries Q] [--modes "0 3"] [--loss P]
-#                              [--kernels "fuso nofuso"] [--out DIR]
+#                              [--kernels "fuso nofuso"|"nofuso fuso"|fuso]
+#                              [--out DIR]
 #
 # Kernels: the FUSO kernel (make kernel-qemu) and the same tree built with
 # CONFIG_MPTCP_FUSO=n (make kernel-nofuso).  Boots alternate between them,
 # N of each (default 3).  Each boot runs R rounds (default 3); a round on
 # the FUSO kernel runs each load with each net.mptcp.fuso value of --modes
 # (default 0 and 3, in turn), on the other kernel once; --kernels fuso
-# leaves the FUSO=n kernel out.  Loads: an unmodified iperf3 made MPTCP
+# leaves the FUSO=n kernel out, and "nofuso fuso" boots the FUSO=n
+# kernel first in each pair (a check for a bias of the boot order).  Loads: an unmodified iperf3 made MPTCP
 # with mptcpize, S seconds (default 8); and Q sequential exchanges on one
 # MPTCP connection (default 1500; fuso_rr.py: 100-byte request, 8 KB
 # response, every byte checked).  Two veth paths, one subflow each.
@@ -27,7 +29,9 @@
 # DIR/summary.txt: the ratios fuso=M / fuso=0 (paired on the round),
 # FUSO=y with fuso=0 / FUSO=n and with fuso=M / FUSO=n (paired on boot
 # and round), geometric mean
-# with a 95 % t interval.  A ratio below 1 means less throughput, i.e. more
+# with a 95 % t interval; for the two kernels also "by boot": each
+# boot's rounds averaged first, the interval over the boots (the rounds
+# of one boot share its host conditions, so they are not independent).  A ratio below 1 means less throughput, i.e. more
 # CPU per byte or per query.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -129,8 +133,8 @@ done
 	die "--loss wants a percentage from 0 to 10, as 1 or 0.5, not '$loss'"
 [[ "$modes" =~ ^0( [1-3])+$ ]] || die "--modes wants 0 and then values of 1..3, as \"0 3\", not '$modes'"
 case "$kernels" in
-"fuso nofuso"|fuso) ;;
-*) die "--kernels wants \"fuso nofuso\" or fuso, not '$kernels'" ;;
+"fuso nofuso"|"nofuso fuso"|fuso) ;;
+*) die "--kernels wants \"fuso nofuso\", \"nofuso fuso\" or fuso, not '$kernels'" ;;
 esac
 # Only a directory this script made is emptied.
 if [ -e "$out" ]; then
@@ -162,6 +166,14 @@ T = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
      2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
      2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 
+def by_boot(pairs):
+    """pairs: (boot, log ratio); each boot's mean, then the interval over
+    the boots."""
+    per = defaultdict(list)
+    for b, x in pairs:
+        per[b].append(x)
+    return interval([sum(v) / len(v) for v in per.values()]) + (len(per),)
+
 def interval(logs):
     n = len(logs)
     m = sum(logs) / n
@@ -184,18 +196,22 @@ for load, unit in (("bulk", "bit/s"), ("rr", "queries/s")):
               for (k, b, r, _, _) in [key]]
         g, lo, hi = interval(on)
         print(f"{load:4s} fuso={m} / fuso=0 ({unit}):       {g:.3f} [{lo:.3f}, {hi:.3f}]  n={len(on)}  copies {copies[(load, m)]}")
-    off = [math.log(rate[key] / rate[("nofuso", b, r, load, "-")]) for key in keys
+    off = [(b, math.log(rate[key] / rate[("nofuso", b, r, load, "-")])) for key in keys
            for (k, b, r, _, _) in [key] if ("nofuso", b, r, load, "-") in rate]
     if off:
-        g, lo, hi = interval(off)
+        g, lo, hi = interval([x for _, x in off])
         print(f"{load:4s} FUSO=y fuso=0 / FUSO=n ({unit}): {g:.3f} [{lo:.3f}, {hi:.3f}]  n={len(off)}")
+        g, lo, hi, nb = by_boot(off)
+        print(f"       by boot:                    {g:.3f} [{lo:.3f}, {hi:.3f}]  n={nb}")
         # FUSO on against upstream MPTCP, the FUSO=n kernel
         for m in sorted({key[4] for key in rate if key[0] == "fuso"} - {"0"}):
-            up = [math.log(rate[key] / rate[("nofuso", key[1], key[2], load, "-")])
+            up = [(key[1], math.log(rate[key] / rate[("nofuso", key[1], key[2], load, "-")]))
                   for key in rate if key[0] == "fuso" and key[3] == load and key[4] == m
                   and ("nofuso", key[1], key[2], load, "-") in rate]
-            g, lo, hi = interval(up)
+            g, lo, hi = interval([x for _, x in up])
             print(f"{load:4s} FUSO=y fuso={m} / FUSO=n ({unit}): {g:.3f} [{lo:.3f}, {hi:.3f}]  n={len(up)}")
+            g, lo, hi, nb = by_boot(up)
+            print(f"       by boot:                    {g:.3f} [{lo:.3f}, {hi:.3f}]  n={nb}")
     for m, k in [("-", "nofuso")] + [(m, "fuso") for m in "0123"]:
         v = [rate[key] for key in rate if key[0] == k and key[3] == load and key[4] == m]
         if v:
