@@ -16,10 +16,11 @@
 # the FUSO kernel runs each load with each net.mptcp.fuso value of --modes
 # (default 0 and 3, in turn), on the other kernel once; --kernels fuso
 # leaves the FUSO=n kernel out, and "nofuso fuso" boots the FUSO=n
-# kernel first in each pair (a check for a bias of the boot order).  Loads: an unmodified iperf3 made MPTCP
-# with mptcpize, S seconds (default 8); and Q sequential exchanges on one
-# MPTCP connection (default 1500; fuso_rr.py: 100-byte request, 8 KB
-# response, every byte checked).  Two veth paths, one subflow each.
+# kernel first in each pair (a check for a bias of the boot order).
+# Loads: an unmodified iperf3 made MPTCP with mptcpize, S seconds
+# (default 8); and Q sequential exchanges on one MPTCP connection
+# (default 1500; fuso_rr.py: 100-byte request, 8 KB response, every
+# byte checked).  Two veth paths, one subflow each.
 # --loss P (a percentage, 0 to 10, default 0): netem drops P % of the
 # packets each way on the second path, the only qdisc on it; with P > 0
 # the CPU is no longer the only limit, and the ratios are those of
@@ -31,8 +32,9 @@
 # and round), geometric mean
 # with a 95 % t interval; for the two kernels also "by boot": each
 # boot's rounds averaged first, the interval over the boots (the rounds
-# of one boot share its host conditions, so they are not independent).  A ratio below 1 means less throughput, i.e. more
-# CPU per byte or per query.
+# of one boot share its host conditions, so they are not independent).
+# A ratio below 1 means less throughput, i.e. more CPU per byte or per
+# query.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 
