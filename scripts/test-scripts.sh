@@ -287,6 +287,16 @@ expect "pair.py without DIRS:SCHEME" 1 "pair.py: 'nocolon' is not DIRS:SCHEME" \
 	"$TOP/scripts/bench/pair.py" nocolon "$T/pair/a:x" 6/c
 expect "pair.py with a missing directory" 1 "pair.py: no results directory" \
 	"$TOP/scripts/bench/pair.py" "$T/pair/none:x" "$T/pair/a:x" 6/c
+# --bg pairs background flows by host and id: flow 2 only in b is left out
+for d in a b; do
+	{ echo "id,size,start_us,fct_us,fanout,lports,rto_c"
+	  echo "1,100000,0,$([ "$d" = b ] && echo 3000 || echo 1000),1,30000,0"
+	  [ "$d" = b ] && echo "2,100000,0,9000,1,30001,0"; } >"$T/pair/$d/fig6/c/s1/x/bg-h1.csv"
+done
+"$TOP/scripts/bench/pair.py" --bg "$T/pair/b:x" "$T/pair/a:x" 6/c >"$T/out" 2>"$T/err"
+check "pair.py --bg: the flows both completed, paired by id" \
+	grep -q 'n=1 seeds, 1 flows  background FCT 3.000' "$T/out"
+rm -f "$T/pair/a/fig6/c/s1/x/bg-h1.csv" "$T/pair/b/fig6/c/s1/x/bg-h1.csv"
 tar -C "$T/pair/a" -cJf "$T/pair/a.tar.xz" fig6
 "$TOP/scripts/bench/pair.py" "$T/pair/b:x" "$T/pair/a.tar.xz:x" 6/c >"$T/out" 2>"$T/err"
 check "pair.py reads a committed tarball as a results directory" \

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Paired ratios of two schemes across benchmark runs.
 
-    pair.py A_DIRS:A_SCHEME B_DIRS:B_SCHEME FIG/COND...
+    pair.py [--bg] A_DIRS:A_SCHEME B_DIRS:B_SCHEME FIG/COND...
 
 A_DIRS and B_DIRS are comma-separated results directories of
 scripts/bench/bench.sh (runs of different kernels or plans on the same
@@ -11,6 +11,11 @@ from a temporary copy.  For each FIG/COND (e.g. 6/fanout70), the per-seed mean
 and 99th percentile FCT of each side, from its queries.csv, are paired
 on the seed; printed: the geometric mean of the ratios A/B with a 95 %
 t interval, and the mean FCT of each side over the paired seeds.
+
+With --bg, Fig 5's background flows instead: each flow that completed
+on both sides (the same host and flow id: the same seed gives the same
+flows) is paired, each seed's geometric mean of the per-flow FCT ratios
+A/B is one sample, and the t interval is over the seeds.
 """
 import atexit
 import csv
@@ -58,15 +63,15 @@ def results_dir(d):
     return _unpacked[d]
 
 
-def load(side, figcond):
-    """{seed dir: (mean ms, p99 ms)} of one side for FIG/COND."""
+def scheme_dirs(side, figcond):
+    """(seed, that seed's directory of the scheme) of one side for
+    FIG/COND, over its comma-separated results directories."""
     if ":" not in side:
         die("'%s' is not DIRS:SCHEME" % side)
     dirs, sch = side.rsplit(":", 1)
     fig, _, cond = figcond.partition("/")
     if not cond:
         die("'%s' is not FIG/COND" % figcond)
-    out = {}
     for d in dirs.split(","):
         d = results_dir(d)
         if not os.path.isdir(d):
@@ -75,14 +80,54 @@ def load(side, figcond):
         if not os.path.isdir(base):
             continue
         for seed in sorted(os.listdir(base)):
-            f = os.path.join(base, seed, sch, "queries.csv")
-            if not os.path.exists(f):
-                continue
-            with open(f) as fh:
-                v = np.array([float(r["fct_us"]) for r in csv.DictReader(fh)]) / 1000
-            if len(v):
-                out[seed] = (float(v.mean()), float(np.percentile(v, 99)))
+            if os.path.isdir(os.path.join(base, seed, sch)):
+                yield seed, os.path.join(base, seed, sch)
+
+
+def load(side, figcond):
+    """{seed dir: (mean ms, p99 ms)} of one side for FIG/COND."""
+    out = {}
+    for seed, sd in scheme_dirs(side, figcond):
+        f = os.path.join(sd, "queries.csv")
+        if not os.path.exists(f):
+            continue
+        with open(f) as fh:
+            v = np.array([float(r["fct_us"]) for r in csv.DictReader(fh)]) / 1000
+        if len(v):
+            out[seed] = (float(v.mean()), float(np.percentile(v, 99)))
     return out
+
+
+def load_bg(side, figcond):
+    """{seed dir: {(host file, flow id): FCT us}} of one side's
+    background flows for FIG/COND."""
+    out = {}
+    for seed, sd in scheme_dirs(side, figcond):
+        flows = {}
+        for f in sorted(os.listdir(sd)):
+            if f.startswith("bg-") and f.endswith(".csv"):
+                with open(os.path.join(sd, f)) as fh:
+                    for r in csv.DictReader(fh):
+                        flows[(f, r["id"])] = float(r["fct_us"])
+        if flows:
+            out[seed] = flows
+    return out
+
+
+def main_bg(a, b, figconds):
+    for fc in figconds:
+        A, B = load_bg(a, fc), load_bg(b, fc)
+        per, n = [], 0
+        for s in sorted(set(A) & set(B)):
+            both = sorted(set(A[s]) & set(B[s]))
+            if both:
+                per.append(math.exp(np.mean([math.log(A[s][k] / B[s][k]) for k in both])))
+                n += len(both)
+        if not per:
+            print("%-16s no seed with background flows on both sides" % fc)
+            continue
+        print("%-16s n=%d seeds, %d flows  background FCT %.3f [%.3f, %.3f]" % (
+            fc, len(per), n, *gmean_ci(np.array(per))))
 
 
 def gmean_ci(r):
@@ -95,9 +140,15 @@ def gmean_ci(r):
 
 
 def main(argv):
+    bg = argv[:1] == ["--bg"]
+    if bg:
+        argv = argv[1:]
     if len(argv) < 3:
         die(__doc__.strip().split("\n")[2].strip() + "\n(see the top of the file)")
     a, b = argv[0], argv[1]
+    if bg:
+        main_bg(a, b, argv[2:])
+        return
     for fc in argv[2:]:
         A, B = load(a, fc), load(b, fc)
         seeds = sorted(set(A) & set(B))
