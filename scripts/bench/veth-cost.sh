@@ -30,7 +30,7 @@
 # DIR/summary.txt: the ratios fuso=M / fuso=0 (paired on the round),
 # FUSO=y with fuso=0 / FUSO=n and with fuso=M / FUSO=n (paired on boot
 # and round), geometric mean
-# with a 95 % t interval; for the two kernels also "by boot": each
+# with a 95 % t interval; each also "by boot": each
 # boot's rounds averaged first, the interval over the boots (the rounds
 # of one boot share its host conditions, so they are not independent).
 # A ratio below 1 means less throughput, i.e. more CPU per byte or per
@@ -194,10 +194,12 @@ print("ratio (geometric mean over pairs, 95 % t interval): above 1 is faster")
 for load, unit in (("bulk", "bit/s"), ("rr", "queries/s")):
     keys = [key for key in rate if key[0] == "fuso" and key[3] == load and key[4] == "0"]
     for m in sorted({key[4] for key in rate if key[0] == "fuso"} - {"0"}):
-        on = [math.log(rate[(k, b, r, load, m)] / rate[key]) for key in keys
+        on = [(b, math.log(rate[(k, b, r, load, m)] / rate[key])) for key in keys
               for (k, b, r, _, _) in [key]]
-        g, lo, hi = interval(on)
+        g, lo, hi = interval([x for _, x in on])
         print(f"{load:4s} fuso={m} / fuso=0 ({unit}):       {g:.3f} [{lo:.3f}, {hi:.3f}]  n={len(on)}  copies {copies[(load, m)]}")
+        g, lo, hi, nb = by_boot(on)
+        print(f"       by boot:                    {g:.3f} [{lo:.3f}, {hi:.3f}]  n={nb}")
     off = [(b, math.log(rate[key] / rate[("nofuso", b, r, load, "-")])) for key in keys
            for (k, b, r, _, _) in [key] if ("nofuso", b, r, load, "-") in rate]
     if off:
