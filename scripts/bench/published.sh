@@ -42,7 +42,8 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # baseline; ackloss-58, the same kernel binary: loss on the clients'
 # direction only, every baseline; lossmodels-59, the landed kernel's
 # series built again: loss the rules were not tuned on, every baseline;
-# load-40: the query load; incast-44: the incast with a
+# load-59, the same build: the query load, every scheme and FUSO on
+# DCTCP; incast-44: the incast with a
 # host per sender (24 and 48, RED/ECN and drop-tail) and with shared
 # hosts on a drop-tail port, every scheme; ft32-40, ft-40, ft0-40: the
 # fat-tree at 32 and 16 hosts and 16 without loss; ftsub2-40, ftsub4-40,
@@ -55,7 +56,8 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # headline-53b (its 48-sender ECN incast, on the kernel before, is
 # final-57's now), fig5-40 and ackloss-40 (four and five schemes on an
 # older kernel: fig5-58's and ackloss-58's conditions), lossmodels-40
-# (lossmodels-59's conditions on an older kernel), figs-50's bulk
+# and load-40 (lossmodels-59's and load-59's conditions on an older
+# kernel), figs-50's bulk
 # (an older kernel),
 # headline-40, headline-41, headline-43, headline-53 and headline-54 (the
 # same plans on the receiver with the tcp_input.c hook, on the kernel
@@ -69,7 +71,7 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # results-17/36 (older kernels, no per-query data).
 FIGS50=fig2/size10k-loss1,fig2/size10k-loss4,fig2/size100k-loss1,fig2/size100k-loss4
 FIGS50+=,fig7/sub1,fig7/sub2,fig7/sub4,fig7/sub8,figdm/loss2
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-40 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50:$FIGS50 untuned-51}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50:$FIGS50 untuned-51}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
