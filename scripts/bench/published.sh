@@ -51,13 +51,14 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # (tables only); ablation-42: FUSO
 # with each of its rules taken out, on conditions they were not tuned
 # on (tables only); figs-50: Figs 2 and 7 and the data-mining sizes
-# (its bulk is final-57's now); untuned-51: hosts with the kernel's own
-# minimum RTO and initial window (tables only).  Not here:
+# (its bulk is final-57's now); untuned-59, the same build as
+# lossmodels-59: hosts with the kernel's own minimum RTO and initial
+# window (tables only).  Not here:
 # headline-53b (its 48-sender ECN incast, on the kernel before, is
 # final-57's now), fig5-40 and ackloss-40 (four and five schemes on an
 # older kernel: fig5-58's and ackloss-58's conditions), lossmodels-40
-# and load-40 (lossmodels-59's and load-59's conditions on an older
-# kernel), figs-50's bulk
+# and load-40 and untuned-51 (lossmodels-59's, load-59's and
+# untuned-59's conditions on an older kernel), figs-50's bulk
 # (an older kernel),
 # headline-40, headline-41, headline-43, headline-53 and headline-54 (the
 # same plans on the receiver with the tcp_input.c hook, on the kernel
@@ -71,7 +72,7 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # results-17/36 (older kernels, no per-query data).
 FIGS50=fig2/size10k-loss1,fig2/size10k-loss4,fig2/size100k-loss1,fig2/size100k-loss4
 FIGS50+=,fig7/sub1,fig7/sub2,fig7/sub4,fig7/sub8,figdm/loss2
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50:$FIGS50 untuned-51}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50:$FIGS50 untuned-59}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
