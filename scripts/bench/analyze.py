@@ -1088,6 +1088,9 @@ def make_plots(top, rows):
                 pts = points(fr, sch, metric, lambda r: r["x"])
                 if pts:
                     line(ax, pts, sch, LABEL[sch])
+            if fig == "load" and metric in ("p99", "mean"):
+                # 1 s SYN timeouts at high load would flatten the rest
+                ax.set_yscale("log")
             ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
             ax.grid(alpha=0.3)
