@@ -43,36 +43,38 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # direction only, every baseline; lossmodels-59, the landed kernel's
 # series built again: loss the rules were not tuned on, every baseline;
 # load-59, the same build: the query load, every scheme and FUSO on
-# DCTCP; incast-44: the incast with a
-# host per sender (24 and 48, RED/ECN and drop-tail) and with shared
-# hosts on a drop-tail port, every scheme; ft32-40, ft-40, ft0-40: the
-# fat-tree at 32 and 16 hosts and 16 without loss; ftsub2-40, ftsub4-40,
+# DCTCP; incast-60, the same build: the incast with a host per sender
+# (24 and 48 on a drop-tail port, 24 with RED/ECN) and with shared
+# hosts on a drop-tail port, every scheme; incast-44's fh48 (the
+# 48-sender ECN incast with a host each, every scheme, on the kernel of
+# headline-43: final-57 has it for TCP, DCTCP and FUSO only); ft32-40,
+# ft-40, ft0-40: the fat-tree at 32 and 16 hosts and 16 without loss; ftsub2-40, ftsub4-40,
 # ftsub2l-40, ft32sub2-40: FUSO alone there with 2 and 4 subflows
 # (tables only); ablation-42: FUSO
 # with each of its rules taken out, on conditions they were not tuned
-# on (tables only); figs-50: Figs 2 and 7 and the data-mining sizes
-# (its bulk is final-57's now); untuned-59, the same build as
-# lossmodels-59: hosts with the kernel's own minimum RTO and initial
-# window (tables only).  Not here:
+# on (tables only); figs-60 and fig2-60, the same build as
+# lossmodels-59: Figs 7 and 2 and the data-mining sizes, every scheme;
+# untuned-59, the same build: hosts with the kernel's own minimum RTO
+# and initial window (tables only).  Not here:
 # headline-53b (its 48-sender ECN incast, on the kernel before, is
 # final-57's now), fig5-40 and ackloss-40 (four and five schemes on an
 # older kernel: fig5-58's and ackloss-58's conditions), lossmodels-40
 # and load-40 and untuned-51 (lossmodels-59's, load-59's and
-# untuned-59's conditions on an older kernel), figs-50's bulk
-# (an older kernel),
+# untuned-59's conditions on an older kernel), figs-50 (figs-60's,
+# fig2-60's and final-57's bulk conditions on an older kernel),
 # headline-40, headline-41, headline-43, headline-53 and headline-54 (the
 # same plans on the receiver with the tcp_input.c hook, on the kernel
 # before two rules went, on the kernel of ec7f141's series and on the
 # kernel before the two fixes of f4a1610), confirm-43
 # (FUSO on ablation-42's conditions on the new kernel), incast-hosts-40,
 # incast24-42 and dt48-43 (incast-44's conditions on older kernels, or
-# FUSO and TCP only),
+# FUSO and TCP only), incast-44's other conditions (incast-60's, an
+# older kernel), dtfinal-51 and dtshared-49 (TCP and FUSO, or five
+# schemes, on incast-60's conditions),
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-FIGS50=fig2/size10k-loss1,fig2/size10k-loss4,fig2/size100k-loss1,fig2/size100k-loss4
-FIGS50+=,fig7/sub1,fig7/sub2,fig7/sub4,fig7/sub8,figdm/loss2
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-44 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-50:$FIGS50 untuned-59}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-44:fig6/fh48 ft32-40 ft-40 ft0-40 ftsub2-40 ftsub4-40 ftsub2l-40 ft32sub2-40 ablation-42 figs-60 fig2-60 untuned-59}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
