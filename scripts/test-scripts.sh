@@ -309,6 +309,33 @@ tar -C "$T/pair" -cf "$T/pair/evil.tar" --absolute-names "$T/pair/a/fig6" 2>/dev
 expect "pair.py refuses a tarball with absolute paths" 1 "refusing member" \
 	"$TOP/scripts/bench/pair.py" "$T/pair/b:x" "$T/pair/evil.tar:x" 6/c
 
+# --- scripts/bench/slowq.py: where a traced FUSO run's slow queries waited ---
+S=$T/slowq/s1/fuso3
+mkdir -p "$S"
+{ echo "id,size,start_us,fct_us,fanout,lports,rto_c"
+  echo "1,20000,1,600,1,10000,0"
+  echo "2,30000,100001,207300,1,10000,0"; } >"$S/h1.csv"
+ev() { printf '         fuso-tg-1     [000] .....     %s: %s: %s\n' "$@"; }
+{ echo "# tracer: nop"
+  ev 1.000001 mptcp_sendmsg_frag "data_ack=0 data_seq=100 subflow_seq=1 data_len=16 csum=0"
+  ev 1.000001 mptcp_fuso_recovery "sock_cookie=1 src=10.1.1.128:10000 dest=10.2.4.1:5003 dsn=100 len=16"
+  ev 1.100001 mptcp_sendmsg_frag "data_ack=0 data_seq=116 subflow_seq=17 data_len=16 csum=0"
+  ev 1.100001 mptcp_sendmsg_frag "data_ack=0 data_seq=116 subflow_seq=33 data_len=16 csum=0"
+  ev 1.307200 tcp_retransmit_skb "skbaddr=1 skaddr=2 family=AF_INET sport=42401 dport=5003 saddr=10.1.1.129 daddr=10.2.4.1 state=TCP_ESTABLISHED"
+  ev 1.307205 get_mapping_status "data_ack=0 data_seq=116 subflow_seq=33 data_len=16 csum=0"; } >"$S/trace.txt"
+"$TOP/scripts/bench/slowq.py" "$S" >"$T/out" 2>"$T/err"
+check "slowq.py: a request lost with its copy arrives after the probe" \
+	grep -q 'query 2 (30000 B) took 207.3 ms; request sent 2 time(s), at the server after 207.20 ms; retransmissions in its last 2 ms: 207.2 ms sport=42401 dport=5003' "$T/out"
+check "... and the fast query is left out" test "$(wc -l <"$T/out")" = 1
+expect "slowq.py on a run without a trace" 1 "slowq.py: no trace.txt in" \
+	"$TOP/scripts/bench/slowq.py" "$T/slowq"
+grep -v fuso_recovery "$S/trace.txt" >"$S/t" && mv "$S/t" "$S/trace.txt"
+expect "slowq.py on a run without FUSO copies" 1 "no FUSO copy from client h1" \
+	"$TOP/scripts/bench/slowq.py" "$S"
+grep -v tcp_retransmit_skb "$S/trace.txt" >"$S/t" && mv "$S/t" "$S/trace.txt"
+expect "slowq.py on a trace without the events it needs" 1 "has no tcp_retransmit_skb events" \
+	"$TOP/scripts/bench/slowq.py" "$S"
+
 # --- make soak: bad input refused before a kernel is booted ---
 expect "soak.sh --kernel qemu" 1 "soak.sh: --kernel must be uml, uml-debug or debug, not 'qemu'" \
 	"$TOP/scripts/soak.sh" --kernel qemu

@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Where a FUSO run's slow queries waited, from its trace.
+
+Usage: slowq.py [--over MS] SCHEMEDIR...
+
+SCHEMEDIR is one scheme's directory of one replication (for example
+/work/bench/NAME/figuntuned/bursty2/s6/fuso3) of a bench run whose plan
+line asked for
+
+    trace=tcp:tcp_retransmit_skb,mptcp:mptcp_sendmsg_frag,mptcp:get_mapping_status
+
+(guest.sh writes the whole trace to SCHEMEDIR/trace.txt, on the clock of
+the query records).  For every query slower than --over ms (default 5)
+it prints: whether the client sent its request more than once (FUSO
+copies a request that is the connection's only data), how long the
+request took to reach the server's MPTCP socket, and the subflow
+retransmissions in the last 2 ms before the query completed, which are
+what ended its wait (a request that arrived late was lost with its copy;
+one that arrived on time left the response's tail to wait).
+
+A client's query times count from the start of its generator, which the
+trace does not record: the first request a client sends is copied by
+FUSO (the connection's only data), and that copy's mptcp_fuso_recovery
+event, which names the client's address, anchors the client's first
+query (start 1 us).  So this reads FUSO runs only; it fails on others.
+"""
+import argparse
+import csv
+import os
+import re
+import sys
+
+EVENT = re.compile(r"\s*\S+\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)")
+NEEDED = ("tcp_retransmit_skb", "mptcp_sendmsg_frag", "get_mapping_status")
+
+
+def die(msg):
+    print("slowq.py: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def read_trace(path):
+    ev = []
+    with open(path) as f:
+        for line in f:
+            m = EVENT.match(line)
+            if m:
+                ev.append((float(m.group(1)), m.group(2), m.group(3)))
+    return ev
+
+
+def client_base(ev, c):
+    """Trace time of client c's first query (its start_us is 1)."""
+    for t, e, a in ev:
+        if e == "mptcp_fuso_recovery" and f" src=10.1.{c}.128:" in " " + a:
+            return t - 1e-6
+    return None
+
+
+def one(d, over_us):
+    trace = os.path.join(d, "trace.txt")
+    if not os.path.isfile(trace):
+        die(f"no trace.txt in {d} (a run with trace=... in its plan line; see --help)")
+    ev = read_trace(trace)
+    seen = {e for _, e, _ in ev}
+    missing = [e for e in NEEDED if e not in seen]
+    if missing:
+        die(f"{trace} has no {', '.join(missing)} events (see --help for the trace= to ask)")
+    n = 0
+    for c in (1, 2, 3):
+        qf = os.path.join(d, f"h{c}.csv")
+        if not os.path.isfile(qf):
+            continue
+        base = client_base(ev, c)
+        if base is None:
+            die(f"{trace}: no FUSO copy from client h{c}, so no time base "
+                "(this reads FUSO runs only)")
+        with open(qf) as f:
+            for q in csv.DictReader(f):
+                if int(q["fct_us"]) < over_us:
+                    continue
+                n += 1
+                t0 = base + int(q["start_us"]) / 1e6
+                t1 = t0 + int(q["fct_us"]) / 1e6
+                req = [a for t, e, a in ev if e == "mptcp_sendmsg_frag"
+                       and abs(t - t0) < 2e-5 and " data_len=16 " in a + " "]
+                dsn = re.search(r"data_seq=(\d+)", req[0]).group(1) if req else None
+                rx = [t for t, e, a in ev if dsn and e == "get_mapping_status"
+                      and f"data_seq={dsn} " in a and t0 <= t <= t1 + 1e-3]
+                rt = ["%.1f ms %s" % ((t - t0) * 1e3, " ".join(
+                    w for w in a.split() if w.split("=")[0] in ("sport", "dport", "saddr", "daddr")))
+                      for t, e, a in ev if e == "tcp_retransmit_skb" and t1 - 2e-3 <= t <= t1 + 1e-4]
+                arrived = "%.2f ms" % ((rx[0] - t0) * 1e3) if rx else "not seen"
+                print(f"{d}: h{c} query {q['id']} ({q['size']} B) took {int(q['fct_us']) / 1e3:.1f} ms; "
+                      f"request sent {len(req)} time(s), at the server after {arrived}; "
+                      f"retransmissions in its last 2 ms: {'; '.join(rt) or 'none'}")
+    if not n:
+        print(f"{d}: no query over {over_us / 1e3:g} ms")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 2)[2])
+    ap.add_argument("--over", type=float, default=5.0, help="slow means over this many ms [5]")
+    ap.add_argument("dirs", nargs="+", metavar="SCHEMEDIR")
+    a = ap.parse_args()
+    for d in a.dirs:
+        if not os.path.isdir(d):
+            die(f"no directory {d}")
+        one(d, int(a.over * 1000))
+
+
+if __name__ == "__main__":
+    main()
