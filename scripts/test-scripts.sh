@@ -329,6 +329,10 @@ check "slowq.py: a request lost with its copy arrives after the probe" \
 check "... and the fast query is left out" test "$(wc -l <"$T/out")" = 1
 expect "slowq.py on a run without a trace" 1 "slowq.py: no trace.txt in" \
 	"$TOP/scripts/bench/slowq.py" "$T/slowq"
+cp "$S/h1.csv" "$S/h4.csv"
+expect "slowq.py on a run with clients beyond Fig 3's" 1 "clients other than Fig 3's h1-h3 \\(h4.csv\\)" \
+	"$TOP/scripts/bench/slowq.py" "$S"
+rm -f "$S/h4.csv"
 grep -v fuso_recovery "$S/trace.txt" >"$S/t" && mv "$S/t" "$S/trace.txt"
 expect "slowq.py on a run without FUSO copies" 1 "no FUSO copy from client h1" \
 	"$TOP/scripts/bench/slowq.py" "$S"

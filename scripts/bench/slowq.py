@@ -23,6 +23,10 @@ trace does not record: the first request a client sends is copied by
 FUSO (the connection's only data), and that copy's mptcp_fuso_recovery
 event, which names the client's address, anchors the client's first
 query (start 1 us).  So this reads FUSO runs only; it fails on others.
+The clients are Fig 3's H1-H3 (10.1.C.128); it fails on a run with
+other clients (the fat-tree, the incast with a host per sender).  A
+request is the 16-byte send of any socket within 20 us of its query's
+start, so two clients starting together could be confused.
 """
 import argparse
 import csv
@@ -66,6 +70,11 @@ def one(d, over_us):
     missing = [e for e in NEEDED if e not in seen]
     if missing:
         die(f"{trace} has no {', '.join(missing)} events (see --help for the trace= to ask)")
+    other = sorted(f for f in os.listdir(d) if re.fullmatch(r"h\d+\.csv", f)
+                   and f not in ("h1.csv", "h2.csv", "h3.csv"))
+    if other:
+        die(f"{d} has clients other than Fig 3's h1-h3 ({', '.join(other)}): "
+            "this reads the Fig 3 testbed only")
     n = 0
     for c in (1, 2, 3):
         qf = os.path.join(d, f"h{c}.csv")
