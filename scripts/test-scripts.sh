@@ -318,15 +318,29 @@ mkdir -p "$S"
 ev() { printf '         fuso-tg-1     [000] .....     %s: %s: %s\n' "$@"; }
 { echo "# tracer: nop"
   ev 1.000001 mptcp_sendmsg_frag "data_ack=0 data_seq=100 subflow_seq=1 data_len=16 csum=0"
-  ev 1.000001 mptcp_fuso_recovery "sock_cookie=1 src=10.1.1.128:10000 dest=10.2.4.1:5003 dsn=100 len=16"
+  ev 1.000001 mptcp_fuso_recovery "sock_cookie=1 src=10.1.1.128:10000 dest=10.2.4.1:5003 worst=00000001 10000->5003 best=00000002 42401->5003 dsn=100 len=16"
   ev 1.100001 mptcp_sendmsg_frag "data_ack=0 data_seq=116 subflow_seq=17 data_len=16 csum=0"
   ev 1.100001 mptcp_sendmsg_frag "data_ack=0 data_seq=116 subflow_seq=33 data_len=16 csum=0"
+  ev 1.100001 mptcp_fuso_recovery "sock_cookie=1 src=10.1.1.128:10000 dest=10.2.4.1:5003 worst=00000001 10000->5003 best=00000002 42401->5003 dsn=116 len=16"
+  ev 1.100201 mptcp_fuso_recovery "sock_cookie=2 src=[::ffff:10.2.4.1]:5003 dest=[::ffff:10.1.1.128]:10000 worst=00000003 5003->42401 best=00000004 5003->42401 dsn=900 len=1420"
   ev 1.307200 tcp_retransmit_skb "skbaddr=1 skaddr=2 family=AF_INET sport=42401 dport=5003 saddr=10.1.1.129 daddr=10.2.4.1 state=TCP_ESTABLISHED"
   ev 1.307205 get_mapping_status "data_ack=0 data_seq=116 subflow_seq=33 data_len=16 csum=0"; } >"$S/trace.txt"
+{ echo "path fuso3 h1 10.1.1.128:10000 10.2.4.1:5003 p1 p1"
+  echo "path fuso3 h1 10.1.1.129:42401 10.2.4.1:5003 p1 p1"; } >"$S/../condition.txt"
 "$TOP/scripts/bench/slowq.py" "$S" >"$T/out" 2>"$T/err"
 check "slowq.py: a request lost with its copy arrives after the probe" \
 	grep -q 'query 2 (30000 B) took 207.3 ms; request sent 2 time(s), at the server after 207.20 ms; retransmissions in its last 2 ms: 207.2 ms sport=42401 dport=5003' "$T/out"
-check "... and the fast query is left out" test "$(wc -l <"$T/out")" = 1
+check "... and the fast query is left out" test "$(grep -c ' took ' "$T/out")" = 1
+check "... with the paths of its copies, from condition.txt" \
+	grep -q 'copies in its first 3 ms (holder.s path->carrier.s): request p1->p1, response p1->p1$' "$T/out"
+check "... and where all the copies went" \
+	grep -q ': 2 request copies: 0 onto the holder itself, 2 onto another subflow of its path, 0 onto another path, 0 unknown$' "$T/out"
+check "... a copy onto its holder counted as such" \
+	grep -q ': 1 response copies: 1 onto the holder itself, 0 onto another subflow' "$T/out"
+rm "$S/../condition.txt"
+"$TOP/scripts/bench/slowq.py" "$S" >"$T/out" 2>"$T/err"
+check "slowq.py without condition.txt: the paths unknown, the rest the same" \
+	grep -q 'request ?->?, response ?->?$' "$T/out"
 expect "slowq.py on a run without a trace" 1 "slowq.py: no trace.txt in" \
 	"$TOP/scripts/bench/slowq.py" "$T/slowq"
 cp "$S/h1.csv" "$S/h4.csv"

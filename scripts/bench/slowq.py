@@ -27,6 +27,13 @@ The clients are Fig 3's H1-H3 (10.1.C.128); it fails on a run with
 other clients (the fat-tree, the incast with a host per sender).  A
 request is the 16-byte send of any socket within 20 us of its query's
 start, so two clients starting together could be confused.
+
+With the "path" lines of the replication's condition.txt (which path
+ECMP gave each subflow), it also prints the copies sent in the query's
+first 3 ms, each as the path of the subflow that held the data and of
+the one that carried the copy (a port whose path is not recorded shows
+as "?"), and for each SCHEMEDIR how many of all its copies went onto a
+subflow of their original's path: a loss burst there takes both.
 """
 import argparse
 import csv
@@ -61,6 +68,38 @@ def client_base(ev, c):
     return None
 
 
+COPY = re.compile(r"src=(\S+) dest=(\S+) worst=\S+ (\d+)->(\d+) best=\S+ (\d+)->(\d+) .*len=(\d+)")
+
+
+def read_paths(d, scheme):
+    """{(client network, client port, server address): path} of condition.txt."""
+    paths = {}
+    cond = os.path.join(os.path.dirname(os.path.abspath(d)), "condition.txt")
+    if not os.path.isfile(cond):
+        return paths
+    with open(cond) as f:
+        for line in f:
+            w = line.split()
+            if len(w) == 7 and w[0] == "path" and w[1] == scheme:
+                cip, cport = w[3].rsplit(":", 1)
+                key = (cip.rsplit(".", 1)[0], cport, w[4].rsplit(":", 1)[0])
+                paths[key] = w[5] if paths.get(key, w[5]) == w[5] else "?"
+    return paths
+
+
+def copy_paths(a, paths):
+    """(request?, holder's path, carrier's path, holder port, carrier port) of a copy event."""
+    m = COPY.search(a)
+    if not m:
+        return None
+    src, dst = (re.sub(r"[\[\]]|::ffff:", "", x) for x in (m.group(1), m.group(2)))
+    req = src.startswith("10.1.")
+    cli, srv = (src, dst) if req else (dst, src)
+    net, sip = cli.rsplit(".", 1)[0], srv.rsplit(":", 1)[0]
+    hp, cp = (m.group(3), m.group(5)) if req else (m.group(4), m.group(6))
+    return (req, paths.get((net, hp, sip), "?"), paths.get((net, cp, sip), "?"), hp, cp)
+
+
 def one(d, over_us):
     trace = os.path.join(d, "trace.txt")
     if not os.path.isfile(trace):
@@ -75,6 +114,7 @@ def one(d, over_us):
     if other:
         die(f"{d} has clients other than Fig 3's h1-h3 ({', '.join(other)}): "
             "this reads the Fig 3 testbed only")
+    paths = read_paths(d, os.path.basename(os.path.abspath(d)))
     n = 0
     for c in (1, 2, 3):
         qf = os.path.join(d, f"h{c}.csv")
@@ -100,11 +140,35 @@ def one(d, over_us):
                     w for w in a.split() if w.split("=")[0] in ("sport", "dport", "saddr", "daddr")))
                       for t, e, a in ev if e == "tcp_retransmit_skb" and t1 - 2e-3 <= t <= t1 + 1e-4]
                 arrived = "%.2f ms" % ((rx[0] - t0) * 1e3) if rx else "not seen"
+                cp = []
+                for t, e, a in ev:
+                    if e != "mptcp_fuso_recovery" or not t0 - 1e-5 <= t <= t0 + 3e-3 \
+                       or f"10.1.{c}." not in a:
+                        continue
+                    x = copy_paths(a, paths)
+                    if x:
+                        cp.append("%s %s->%s" % ("request" if x[0] else "response", x[1], x[2]))
                 print(f"{d}: h{c} query {q['id']} ({q['size']} B) took {int(q['fct_us']) / 1e3:.1f} ms; "
                       f"request sent {len(req)} time(s), at the server after {arrived}; "
-                      f"retransmissions in its last 2 ms: {'; '.join(rt) or 'none'}")
+                      f"retransmissions in its last 2 ms: {'; '.join(rt) or 'none'}; "
+                      f"copies in its first 3 ms (holder's path->carrier's): {', '.join(cp) or 'none'}")
     if not n:
         print(f"{d}: no query over {over_us / 1e3:g} ms")
+    cnt = {}
+    for t, e, a in ev:
+        x = copy_paths(a, paths) if e == "mptcp_fuso_recovery" else None
+        if x:
+            k = ("request" if x[0] else "response",
+                 "unknown" if "?" in x[1:3] else "holder" if x[3] == x[4]
+                 else "same" if x[1] == x[2] else "other")
+            cnt[k] = cnt.get(k, 0) + 1
+    for kind in ("request", "response"):
+        tot = sum(v for k, v in cnt.items() if k[0] == kind)
+        if tot:
+            print(f"{d}: {tot} {kind} copies: {cnt.get((kind, 'holder'), 0)} onto the holder itself, "
+                  f"{cnt.get((kind, 'same'), 0)} onto another subflow of its path, "
+                  f"{cnt.get((kind, 'other'), 0)} onto another path, "
+                  f"{cnt.get((kind, 'unknown'), 0)} unknown")
 
 
 def main():
