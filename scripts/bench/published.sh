@@ -45,9 +45,9 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # load-59, the same build: the query load, every scheme and FUSO on
 # DCTCP; incast-60, the same build: the incast with a host per sender
 # (24 and 48 on a drop-tail port, 24 with RED/ECN) and with shared
-# hosts on a drop-tail port, every scheme; incast-44's fh48 (the
-# 48-sender ECN incast with a host each, every scheme, on the kernel of
-# headline-43: final-57 has it for TCP, DCTCP and FUSO only); ft32-61
+# hosts on a drop-tail port, every scheme; incast-62, the same build:
+# the 48-sender ECN incast with a host each, every scheme (final-57 has
+# it for TCP, DCTCP and FUSO alone); ft32-61
 # and ft-60, the same build as lossmodels-59: the fat-tree at 32 and 16
 # hosts; ft0-62, the same build: at 16 without loss, every scheme, and
 # FUSO alone there with 2 and 4 subflows; ftsub2l-61 and ft32sub2-61
@@ -70,8 +70,8 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # kernel before the two fixes of f4a1610), confirm-43
 # (FUSO on ablation-42's conditions on the new kernel), incast-hosts-40,
 # incast24-42 and dt48-43 (incast-44's conditions on older kernels, or
-# FUSO and TCP only), incast-44's other conditions (incast-60's, an
-# older kernel), dtfinal-51 and dtshared-49 (TCP and FUSO, or five
+# FUSO and TCP only), incast-44 (incast-60's and incast-62's
+# conditions on an older kernel), dtfinal-51 and dtshared-49 (TCP and FUSO, or five
 # schemes, on incast-60's conditions),
 # ft32-40, ft-40, ft32sub2-40, ftsub2l-40, ft0-40, ftsub2-40 and
 # ftsub4-40 (ft32-61's, ft-60's, ft32sub2-61's, ftsub2l-61's and
@@ -79,7 +79,7 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-44:fig6/fh48 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-59}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-59}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
