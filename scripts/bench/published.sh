@@ -57,7 +57,8 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # on (tables only); figs-60 and fig2-60, the same build as
 # lossmodels-59: Figs 7 and 2 and the data-mining sizes, every scheme;
 # untuned-59, the same build: hosts with the kernel's own minimum RTO
-# and initial window (tables only).  Not here:
+# and initial window, and untuned-62, the same build: the 48-sender
+# drop-tail incast on such hosts (tables only).  Not here:
 # headline-53b (its 48-sender ECN incast, on the kernel before, is
 # final-57's now), fig5-40 and ackloss-40 (four and five schemes on an
 # older kernel: fig5-58's and ackloss-58's conditions), lossmodels-40
@@ -71,15 +72,15 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # (FUSO on ablation-42's conditions on the new kernel), incast-hosts-40,
 # incast24-42 and dt48-43 (incast-44's conditions on older kernels, or
 # FUSO and TCP only), incast-44 (incast-60's and incast-62's
-# conditions on an older kernel), dtfinal-51 and dtshared-49 (TCP and FUSO, or five
-# schemes, on incast-60's conditions),
+# conditions on an older kernel), dtfinal-51 and dtshared-49 (TCP and
+# FUSO, or five schemes, on incast-60's conditions),
 # ft32-40, ft-40, ft32sub2-40, ftsub2l-40, ft0-40, ftsub2-40 and
 # ftsub4-40 (ft32-61's, ft-60's, ft32sub2-61's, ftsub2l-61's and
 # ft0-62's conditions on 239b4a4's kernel),
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-59}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-59 untuned-62}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
