@@ -322,7 +322,7 @@ ev() { printf '         fuso-tg-1     [000] .....     %s: %s: %s\n' "$@"; }
   ev 1.100001 mptcp_sendmsg_frag "data_ack=0 data_seq=116 subflow_seq=17 data_len=16 csum=0"
   ev 1.100001 mptcp_sendmsg_frag "data_ack=0 data_seq=116 subflow_seq=33 data_len=16 csum=0"
   ev 1.100001 mptcp_fuso_recovery "sock_cookie=1 src=10.1.1.128:10000 dest=10.2.4.1:5003 worst=00000001 10000->5003 best=00000002 42401->5003 dsn=116 len=16"
-  ev 1.100201 mptcp_fuso_recovery "sock_cookie=2 src=[::ffff:10.2.4.1]:5003 dest=[::ffff:10.1.1.128]:10000 worst=00000003 5003->42401 best=00000004 5003->42401 dsn=900 len=1420"
+  ev 1.100201 mptcp_fuso_recovery "sock_cookie=2 src=[::ffff:10.2.4.1]:5003 dest=[::ffff:10.1.1.128]:10000 worst=00000003 5003->42401 best=00000003 5003->42401 dsn=900 len=1420"
   ev 1.307200 tcp_retransmit_skb "skbaddr=1 skaddr=2 family=AF_INET sport=42401 dport=5003 saddr=10.1.1.129 daddr=10.2.4.1 state=TCP_ESTABLISHED"
   ev 1.307205 get_mapping_status "data_ack=0 data_seq=116 subflow_seq=33 data_len=16 csum=0"; } >"$S/trace.txt"
 { echo "path fuso3 h1 10.1.1.128:10000 10.2.4.1:5003 p1 p1"

@@ -68,7 +68,7 @@ def client_base(ev, c):
     return None
 
 
-COPY = re.compile(r"src=(\S+) dest=(\S+) worst=\S+ (\d+)->(\d+) best=\S+ (\d+)->(\d+) .*len=(\d+)")
+COPY = re.compile(r"src=(\S+) dest=(\S+) worst=(\S+) (\d+)->(\d+) best=(\S+) (\d+)->(\d+) .*len=(\d+)")
 
 
 def read_paths(d, scheme):
@@ -88,7 +88,11 @@ def read_paths(d, scheme):
 
 
 def copy_paths(a, paths):
-    """(request?, holder's path, carrier's path, holder port, carrier port) of a copy event."""
+    """(request?, holder's path, carrier's path, onto the holder itself?) of a copy event.
+
+    The tracepoint names the holder ("worst") and the carrier ("best") by
+    socket pointer, equal when the copy went onto the holder itself, and
+    by port pair; the client's port, with the addresses, finds the path."""
     m = COPY.search(a)
     if not m:
         return None
@@ -96,8 +100,9 @@ def copy_paths(a, paths):
     req = src.startswith("10.1.")
     cli, srv = (src, dst) if req else (dst, src)
     net, sip = cli.rsplit(".", 1)[0], srv.rsplit(":", 1)[0]
-    hp, cp = (m.group(3), m.group(5)) if req else (m.group(4), m.group(6))
-    return (req, paths.get((net, hp, sip), "?"), paths.get((net, cp, sip), "?"), hp, cp)
+    hp, cp = (m.group(4), m.group(7)) if req else (m.group(5), m.group(8))
+    return (req, paths.get((net, hp, sip), "?"), paths.get((net, cp, sip), "?"),
+            m.group(3) == m.group(6))
 
 
 def one(d, over_us):
@@ -159,7 +164,7 @@ def one(d, over_us):
         x = copy_paths(a, paths) if e == "mptcp_fuso_recovery" else None
         if x:
             k = ("request" if x[0] else "response",
-                 "unknown" if "?" in x[1:3] else "holder" if x[3] == x[4]
+                 "holder" if x[3] else "unknown" if "?" in x[1:3]
                  else "same" if x[1] == x[2] else "other")
             cnt[k] = cnt.get(k, 0) + 1
     for kind in ("request", "response"):
