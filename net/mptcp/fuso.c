@@ -98,6 +98,11 @@
  * ``snd_nxt``), which would otherwise be copied as an original, a third
  * transmission of the same DSN.
  *
+ * A copy alone in flight on its carrier is probed as TLP probes a flight
+ * of several, after 2 srtt and 2 ms, not 2 srtt and ``rto_min`` as a
+ * lone packet: where ``rto_min`` is the default 200 ms, a burst that takes
+ * original and copy would otherwise cost the wait FUSO is there to avoid.
+ *
  * Copy once: ``prot_dsn`` moves past each copy, and past data found not
  * held; the tail lies above it and is skipped while its copy is in
  * flight.  One copy is at most one MSS of its carrier.
@@ -792,6 +797,29 @@ static void mptcp_fuso_mark(struct sock *ssk, u64 dsn)
 	fs->mark_valid = 1;
 }
 
+/* A copy that leaves on an idle subflow is alone in flight there, and
+ * tcp_schedule_loss_probe() gives a lone packet 2 srtt plus tcp_rto_min()
+ * for the peer's delayed ACK: with the default 200 ms minimum RTO, as long
+ * as the timeout the copy is there to avoid when the burst that took the
+ * original takes the copy too.  Probe it as TLP probes a flight of
+ * several: a probe that finds it delivered costs one segment.
+ */
+static void mptcp_fuso_probe_copy(struct sock *ssk)
+{
+	struct inet_connection_sock *icsk = inet_csk(ssk);
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	unsigned long timeout;
+
+	sock_owned_by_me(ssk);
+	if (tp->packets_out != 1 || !tp->srtt_us ||
+	    icsk->icsk_pending != ICSK_TIME_LOSS_PROBE)
+		return;
+	timeout = usecs_to_jiffies((tp->srtt_us >> 2) + TCP_TIMEOUT_MIN_US);
+	if (time_before(jiffies + timeout, icsk->icsk_timeout))
+		tcp_reset_xmit_timer(ssk, ICSK_TIME_LOSS_PROBE, timeout,
+				     TCP_RTO_MAX);
+}
+
 /* Send a copy of the DSNs [@dsn, @dsn + @len) on @ssk, whose data @wssk
  * holds.  Takes and releases the subflow lock.
  * Return: the bytes copied; 0 if @ssk could not take them, -1 if the data
@@ -870,6 +898,7 @@ static int mptcp_fuso_xmit(struct sock *sk, struct sock *ssk,
 	if (tcp_write_queue_tail(ssk))
 		tcp_mark_push(tcp_sk(ssk), tcp_write_queue_tail(ssk));
 	__tcp_push_pending_frames(ssk, info.mss_now, TCP_NAGLE_PUSH);
+	mptcp_fuso_probe_copy(ssk);
 out:
 	spin_unlock_bh(&msk->fallback_lock);
 	release_sock(ssk);
