@@ -29,9 +29,12 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 
 # the runs behind the published tables (Documentation/benchmark.md):
-# headline-56: the default plan (Fig 4a at 0 and 2 % on path 1, 4c at
-# 1 %, bursty loss, the 30-sender incast) on the landed kernel, every
-# scheme, 10 seeds; headline-56b, the same kernel binary: the schemes the
+# headline-63: the default plan's loss conditions (Fig 4a at 0 and 2 %
+# on path 1, 4c at 1 %, bursty loss) on the final kernel (with patch
+# 0014), every scheme, 10 seeds; headline-56's 30-sender incast, on the
+# landed kernel (f4a1610's series, the kernel before patch 0014; the
+# rest of headline-56 is headline-63's conditions); headline-56b, the
+# same kernel binary: the schemes the
 # default plan leaves out at 0 % (loss0rest, with FUSO again);
 # headline-56c, the same kernel binary: the four loss points of Figs 4a
 # and 4c that the default plan does not run, every scheme;
@@ -56,14 +59,17 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # with each of its rules taken out, on conditions they were not tuned
 # on (tables only); figs-60 and fig2-60, the same build as
 # lossmodels-59: Figs 7 and 2 and the data-mining sizes, every scheme;
-# untuned-59, the same build: hosts with the kernel's own minimum RTO
-# and initial window, and untuned-62, the same build: the 48-sender
-# drop-tail incast on such hosts (tables only).  Not here:
+# untuned-63, the final kernel (with patch 0014): hosts with the
+# kernel's own minimum RTO and initial window, and untuned-62, the
+# build of lossmodels-59: the 48-sender drop-tail incast on such hosts
+# (tables only).  Not here:
 # headline-53b (its 48-sender ECN incast, on the kernel before, is
 # final-57's now), fig5-40 and ackloss-40 (four and five schemes on an
 # older kernel: fig5-58's and ackloss-58's conditions), lossmodels-40
-# and load-40 and untuned-51 (lossmodels-59's, load-59's and
-# untuned-59's conditions on an older kernel), figs-50 (figs-60's,
+# and load-40 and untuned-51 and untuned-59 (lossmodels-59's, load-59's
+# and untuned-63's conditions on older kernels), probeon-63 and
+# probeoff-63 (FUSO alone on untuned-63's bursty condition, with and
+# without patch 0014), figs-50 (figs-60's,
 # fig2-60's and final-57's bulk conditions on an older kernel),
 # headline-40, headline-41, headline-43, headline-53 and headline-54 (the
 # same plans on the receiver with the tcp_input.c hook, on the kernel
@@ -80,7 +86,7 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-56 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-59 untuned-62}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-63 headline-56:fig6/fanout30 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-63 untuned-62}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
