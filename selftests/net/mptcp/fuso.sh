@@ -1327,6 +1327,96 @@ test_ack_now()
 	result "${name}" ${rc}
 }
 
+# $1: family; $2: -A or -D.  The client's rules that drop the first data
+# segment from the server (port) on each path: the original and its copy.
+probe_drop_rules()
+{
+	local ipt=iptables dev
+
+	[ "${1}" = 6 ] && ipt=ip6tables
+	for dev in ns1eth1 ns1eth2; do
+		echo "${ipt} ${2} INPUT -i ${dev} -p tcp --sport ${port}" \
+			"-m length --length 200:65535 -m statistic --mode nth" \
+			"--every 1000000 --packet 0 -j DROP;"
+	done
+}
+
+# A copy alone in flight, lost with its original (patch 0014).  On clean
+# paths (ofo_paths: 2 and 1 ms each way), a response of one segment is
+# the tail: FUSO copies it onto the other subflow at once.  The client
+# drops the first data segment on each path, the original and the copy,
+# so that each subflow has one packet in flight, which TLP probes at 2
+# srtt + rto_min (200 ms), not 2 srtt + 2 ms as a flight of several.
+# FUSO re-arms the copy's probe at the latter: the probe resends the copy
+# and the response completes.  The server must have sent a loss probe and
+# no timeout before the response was complete (else the copy was not
+# lost, and the case proves nothing), and in virtual time the response
+# must take less than half of rto_min: no probe of a lone packet comes
+# that soon.  Tried: 13 ms (IPv4) and 15 ms (IPv6) with the re-arm, 210
+# and 214 ms without it (patch 0014 left out), where the check fails.
+# $1: family
+test_probe_copy()
+{
+	local family=${1}
+	local name="IPv${family} original and copy lost: the copy's probe is"
+	local out="${tmpdir}/probe.out" go="${tmpdir}/go"
+	local ipt=iptables joined t drops probes timeouts recov rc=0
+
+	name+=" due in 2 srtt + 2 ms"
+	mptcp_lib_print_title "${name}"
+	[ "${family}" = 6 ] && ipt=ip6tables
+	rr_addr "${family}"
+	ofo_paths "${family}" on
+	set_mode 3
+	ofo_settle || mptcp_lib_pr_info "connections still open after 10 s"
+	rm -f "${go}"
+	: > "${out}"
+	joined=$(mptcp_lib_get_counter "${ns2}" MPTcpExtMPJoinAckRx)
+	port=$((port + 1))
+	rr_server_start "${port}"
+	timeout ${timeout_test} ip netns exec "${ns1}" \
+		python3 ./fuso_rr.py client ${addr_opt} -p "${port}" \
+		-a "${caddr}" -n 2 -s 1000 --times --wait-file "${go}" \
+		--snap-pid "${spid}" --before "$(probe_drop_rules "${family}" -A)" \
+		> "${out}" &
+	cpid=$!
+	rr_wait_joined "${out}" "${joined}" || rc=1
+	rr_go "${go}" "the response" || rc=1
+	rr_server_stop
+	drops=$(ip netns exec "${ns1}" "${ipt}" -L INPUT -v -x -n |
+		awk -v p="spt:${port}" '$0 ~ p && /DROP/ { printf "%s ", $1 }')
+	ip netns exec "${ns1}" sh -c "$(probe_drop_rules "${family}" -D)" \
+		2>/dev/null
+	ofo_paths "${family}" off
+	t=$(awk '$1 == "time_us" && $2 == 1 { print $3 }' "${out}")
+	probes=$(awk '$2 == "TcpExtTCPLossProbes" { print $3 }' "${out}")
+	timeouts=$(awk '$2 == "TcpExtTCPTimeouts" { print $3 }' "${out}")
+	recov=$(awk '$2 == "MPTcpExtFusoRecovery" { print $3 }' "${out}")
+	mptcp_lib_pr_info "${t:-no} us, dropped per path: ${drops:-none};" \
+		"${recov:-no} copies, ${probes:-no} loss probes," \
+		"${timeouts:-no} timeouts"
+	if [ -z "${t}" ] || [ -z "${probes}" ] || [ -z "${timeouts}" ] ||
+	   [ -z "${recov}" ]; then
+		mptcp_lib_pr_fail "no time or counters from the client"
+		result "${name}" 1
+		return
+	fi
+	if [ "${drops}" != "1 1 " ] || [ "${recov}" -lt 1 ]; then
+		# no original and copy lost: the case proves nothing
+		ofo_timing_fail "dropped '${drops}', ${recov} copies:" \
+			"expected 1 on each path, and a copy" || rc=1
+	elif [ "${probes}" -lt 1 ] || [ "${timeouts}" != 0 ]; then
+		ofo_timing_fail "${probes} loss probes, ${timeouts} timeouts" \
+			"before the response was complete: expected >= 1, 0" ||
+			rc=1
+	elif virtual_time && [ "${t}" -ge 100000 ]; then
+		mptcp_lib_pr_fail "${t} us: the copy's probe waited for" \
+			"rto_min (200 ms), as a lone packet's"
+		rc=1
+	fi
+	result "${name}" ${rc}
+}
+
 # $1: netns; $2: device.  Packets its root qdisc (netem) dropped so far.
 tc_dropped()
 {
@@ -2878,6 +2968,11 @@ if part_ok rules; then
 	ip_ok 4 && test_cautious_carrier
 	ip_ok 4 && test_sched_cautious
 	ip_ok 4 && test_dead_carriers
+	# last: run before test_ofo_push, it made that case's check of the
+	# immediate ACK fail (Documentation/testing.md, "Patch 0014")
+	set_rules "${rules_default}"
+	ip_ok 4 && test_probe_copy 4
+	ip_ok 6 && test_probe_copy 6
 fi
 
 mptcp_lib_result_print_all_tap
