@@ -60,9 +60,10 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # on (tables only); figs-60 and fig2-60, the same build as
 # lossmodels-59: Figs 7 and 2 and the data-mining sizes, every scheme;
 # untuned-63, the final kernel (with patch 0014): hosts with the
-# kernel's own minimum RTO and initial window, and untuned-62, the
-# build of lossmodels-59: the 48-sender drop-tail incast on such hosts
-# (tables only).  Not here:
+# kernel's own minimum RTO and initial window, and untuned-64, the final
+# kernel too: the 48-sender drop-tail incast on such hosts (tables
+# only).  Not here: untuned-62 (untuned-64's condition on the build of
+# lossmodels-59),
 # headline-53b (its 48-sender ECN incast, on the kernel before, is
 # final-57's now), fig5-40 and ackloss-40 (four and five schemes on an
 # older kernel: fig5-58's and ackloss-58's conditions), lossmodels-40
@@ -86,7 +87,7 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-63 headline-56:fig6/fanout30 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-63 untuned-62}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-63 headline-56:fig6/fanout30 headline-56b headline-56c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-63 untuned-64}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
