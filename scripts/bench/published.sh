@@ -34,10 +34,10 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # 0014), every scheme, 10 seeds; headline-64c, the final kernel built
 # again: the schemes the default plan leaves out at 0 % (loss0rest, with
 # FUSO again) and the four loss points of Figs 4a and 4c that the
-# default plan does not run, every scheme; headline-56's 30-sender
-# incast, on the landed kernel (f4a1610's series, the kernel before
-# patch 0014; the rest of headline-56 is headline-63's conditions);
-# final-57, the same kernel binary: the 48-sender ECN incast with a host
+# default plan does not run, every scheme; incast30-64, the same build
+# as headline-64c: the default plan's 30-sender incast, every scheme;
+# final-57, on the landed kernel (f4a1610's series, the kernel before
+# patch 0014): the 48-sender ECN incast with a host
 # per sender against TCP and DCTCP, and bulk (iperf3 through mptcpize,
 # MPTCP on both schedulers and FUSO); fig5-58, the same kernel binary:
 # Fig 5 (queries beside background flows at 10, 50 and 90 %), every
@@ -62,8 +62,9 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # kernel's own minimum RTO and initial window, and untuned-64, the final
 # kernel too: the 48-sender drop-tail incast on such hosts (tables
 # only).  Not here: untuned-62 (untuned-64's condition on the build of
-# lossmodels-59), headline-56b and headline-56c (headline-64c's
-# conditions on the landed kernel),
+# lossmodels-59), headline-56, headline-56b and headline-56c
+# (headline-63's, headline-64c's and incast30-64's conditions on the
+# landed kernel),
 # headline-53b (its 48-sender ECN incast, on the kernel before, is
 # final-57's now), fig5-40 and ackloss-40 (four and five schemes on an
 # older kernel: fig5-58's and ackloss-58's conditions), lossmodels-40
@@ -87,7 +88,7 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-63 headline-56:fig6/fanout30 headline-64c final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-63 untuned-64}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-63 headline-64c incast30-64 final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-63 untuned-64}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
