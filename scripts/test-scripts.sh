@@ -309,6 +309,22 @@ tar -C "$T/pair" -cf "$T/pair/evil.tar" --absolute-names "$T/pair/a/fig6" 2>/dev
 expect "pair.py refuses a tarball with absolute paths" 1 "refusing member" \
 	"$TOP/scripts/bench/pair.py" "$T/pair/b:x" "$T/pair/evil.tar:x" 6/c
 
+# --bulk pairs bulk.txt and cpu.txt: b moves half the bytes on the same CPU
+for d in a b; do
+	for seed in 1 2; do
+		B=$T/pair/$d/figbulk/l/s$seed/x
+		mkdir -p "$B"
+		printf 'bytes %s\nseconds 5.0\n' "$([ "$d" = b ] && echo 500 || echo 1000)" >"$B/bulk.txt"
+		printf 'cpu_s 2.0\ncpu_user_s 1.0\n' >"$B/cpu.txt"
+	done
+done
+"$TOP/scripts/bench/pair.py" --bulk "$T/pair/a:x" "$T/pair/b:x" bulk/l >"$T/out" 2>"$T/err"
+check "pair.py --bulk: twice the bytes on the same CPU, 2 and 0.5 per byte" \
+	grep -q 'n=2  throughput 2.000 \[2.000, 2.000\]  CPU/byte 0.500 \[0.500, 0.500\]  user CPU/byte 0.500' "$T/out"
+rm "$T/pair/b/figbulk/l/s2/x/cpu.txt"
+expect "pair.py --bulk with a seed's cpu.txt missing" 1 "s2/x/cpu.txt: " \
+	"$TOP/scripts/bench/pair.py" --bulk "$T/pair/a:x" "$T/pair/b:x" bulk/l
+
 # --- scripts/bench/slowq.py: where a traced FUSO run's slow queries waited ---
 S=$T/slowq/s1/fuso3
 mkdir -p "$S"

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Paired ratios of two schemes across benchmark runs.
 
-    pair.py [--bg] A_DIRS:A_SCHEME B_DIRS:B_SCHEME FIG/COND...
+    pair.py [--bg|--bulk] A_DIRS:A_SCHEME B_DIRS:B_SCHEME FIG/COND...
 
 A_DIRS and B_DIRS are comma-separated results directories of
 scripts/bench/bench.sh (runs of different kernels or plans on the same
@@ -16,6 +16,11 @@ With --bg, Fig 5's background flows instead: each flow that completed
 on both sides (the same host and flow id: the same seed gives the same
 flows) is paired, each seed's geometric mean of the per-flow FCT ratios
 A/B is one sample, and the t interval is over the seeds.
+
+With --bulk, the bulk transfers instead (FIG/COND e.g. bulk/loss1):
+each seed's throughput (bulk.txt: bytes over seconds) and guest CPU
+seconds per byte (cpu.txt: all, and user mode alone), paired on the
+seed; the ratios A/B as above, and the mean throughput of each side.
 """
 import atexit
 import csv
@@ -130,6 +135,43 @@ def main_bg(a, b, figconds):
             fc, len(per), n, *gmean_ci(np.array(per))))
 
 
+def load_bulk(side, figcond):
+    """{seed dir: (Mbit/s, CPU s per byte, user-mode CPU s per byte)}
+    of one side's bulk transfers for FIG/COND."""
+    out = {}
+    for seed, sd in scheme_dirs(side, figcond):
+        v = {}
+        for f in ("bulk.txt", "cpu.txt"):
+            try:
+                with open(os.path.join(sd, f)) as fh:
+                    for line in fh:
+                        k, _, x = line.partition(" ")
+                        v[k] = float(x)
+            except (OSError, ValueError) as e:
+                die("%s: %s" % (os.path.join(sd, f), e))
+        if not all(k in v for k in ("bytes", "seconds", "cpu_s", "cpu_user_s")):
+            die("%s: bulk.txt or cpu.txt lacks bytes, seconds, cpu_s or cpu_user_s" % sd)
+        if v["bytes"] <= 0 or v["seconds"] <= 0:
+            die("%s: no bytes moved" % sd)
+        out[seed] = (v["bytes"] * 8 / v["seconds"] / 1e6, v["cpu_s"] / v["bytes"],
+                     v["cpu_user_s"] / v["bytes"])
+    return out
+
+
+def main_bulk(a, b, figconds):
+    for fc in figconds:
+        A, B = load_bulk(a, fc), load_bulk(b, fc)
+        seeds = sorted(set(A) & set(B))
+        if not seeds:
+            print("%-16s no seed with both schemes" % fc)
+            continue
+        r = [np.array([A[s][i] / B[s][i] for s in seeds]) for i in range(3)]
+        print("%-16s n=%d  throughput %.3f [%.3f, %.3f]  CPU/byte %.3f [%.3f, %.3f]"
+              "  user CPU/byte %.3f [%.3f, %.3f]  (%.1f / %.1f Mbit/s)" % (
+                  fc, len(seeds), *gmean_ci(r[0]), *gmean_ci(r[1]), *gmean_ci(r[2]),
+                  np.mean([A[s][0] for s in seeds]), np.mean([B[s][0] for s in seeds])))
+
+
 def gmean_ci(r):
     lg = np.log(r)
     m = float(lg.mean())
@@ -140,14 +182,17 @@ def gmean_ci(r):
 
 
 def main(argv):
-    bg = argv[:1] == ["--bg"]
-    if bg:
+    mode = argv[0] if argv[:1] in (["--bg"], ["--bulk"]) else ""
+    if mode:
         argv = argv[1:]
     if len(argv) < 3:
         die(__doc__.strip().split("\n")[2].strip() + "\n(see the top of the file)")
     a, b = argv[0], argv[1]
-    if bg:
+    if mode == "--bg":
         main_bg(a, b, argv[2:])
+        return
+    if mode == "--bulk":
+        main_bulk(a, b, argv[2:])
         return
     for fc in argv[2:]:
         A, B = load(a, fc), load(b, fc)
