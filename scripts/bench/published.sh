@@ -38,8 +38,9 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # as headline-64c: the default plan's 30-sender incast, every scheme;
 # final-57, on the landed kernel (f4a1610's series, the kernel before
 # patch 0014): the 48-sender ECN incast with a host
-# per sender against TCP and DCTCP, and bulk (iperf3 through mptcpize,
-# MPTCP on both schedulers and FUSO); fig5-58, the same kernel binary:
+# per sender against TCP and DCTCP (its bulk conditions are bulk-65's
+# now); bulk-65, the final kernel: bulk (iperf3 through mptcpize,
+# MPTCP on both schedulers and FUSO); fig5-58, the landed kernel's binary:
 # Fig 5 (queries beside background flows at 10, 50 and 90 %), every
 # baseline; ackloss-58, the same kernel binary: loss on the clients'
 # direction only, every baseline; lossmodels-59, the landed kernel's
@@ -88,7 +89,7 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-63 headline-64c incast30-64 final-57 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-63 untuned-64}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-63 headline-64c incast30-64 final-57:fig6/fh48ecn bulk-65 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-63 untuned-64}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
