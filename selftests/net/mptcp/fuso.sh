@@ -932,17 +932,17 @@ test_tail_loss()
 	result "${name}" ${rc}
 }
 
-# The receiver scenario: a subflow-level hole on path 1 while copies arrive
-# on path 2.  Path 1 (2 ms each way) loses the first segment of a response
-# (the client drops it once, at its INPUT); path 2 (1 ms each way, no loss)
-# has the shorter RTT, so it is FUSO's best subflow and the server sends
-# its copies there.  The rest of the response reaches the client on path 1
-# behind the hole.  Without the receiver push it waits in path 1's TCP
-# out-of-order queue until path 1 repairs the hole, an RTT of path 1 later;
-# with it, the copy of the first segment completes the response.  The
-# server sends one segment per skb (gso_max_segs 1, so that the drop takes
-# one segment) and starts path 1 with a window of 32, so that a 20-segment
-# response leaves in one flight.
+# The receiver scenario: a subflow-level hole on path 1, and copies of the
+# data it holds.  Path 1 (2 ms each way) loses the first segment of a
+# response (the client drops it once, at its INPUT); path 2 (1 ms each way,
+# no loss) has the shorter RTT.  Copies go where a window has room: onto
+# path 2, or onto path 1 behind its own hole.  The rest of the response
+# reaches the client on path 1 behind the hole.  Without the receiver push
+# it waits in path 1's TCP out-of-order queue until path 1 repairs the
+# hole, an RTT of path 1 later; with it, the copy of the first segment
+# completes the response.  The server sends one segment per skb
+# (gso_max_segs 1, so that the drop takes one segment) and starts path 1
+# with a window of 32, so that a 21-segment response leaves in one flight.
 # $1: family; $2: "on" or "off"
 ofo_paths()
 {
@@ -1128,11 +1128,6 @@ ofo_drops_ok()
 	[ -n "${1// /}" ]
 }
 
-# Side by side, in one run: the same scenario with the receiver push off
-# (fuso=1) and on (fuso=3).  Both must send copies on the good path and
-# deliver intact data; only fuso=3 may push, and it must, and its
-# responses must complete sooner.
-# $1: family
 # A debug kernel (kmemleak, lockdep, KASAN), detected as simult_flows.sh
 # does, or FUSO_TEST_SANITIZER=1.
 debug_kernel()
@@ -1158,6 +1153,11 @@ ofo_timing_fail()
 	return 1
 }
 
+# Side by side, in one run: the same scenario with the receiver push off
+# (fuso=1) and on (fuso=3).  Both must send copies onto a subflow other
+# than the one that holds the data, and deliver intact data; only fuso=3
+# may push, and it must, and its responses must complete sooner.
+# $1: family
 test_ofo_push()
 {
 	local family=${1}
