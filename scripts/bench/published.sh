@@ -62,7 +62,8 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # untuned-63, the final kernel (with patch 0014): hosts with the
 # kernel's own minimum RTO and initial window, and untuned-64, the final
 # kernel too: the 48-sender drop-tail incast on such hosts (tables
-# only).  Not here: untuned-62 (untuned-64's condition on the build of
+# only).  Not here: dt-65 (TCP and FUSO alone on incast-60's drop-tail
+# conditions, the final kernel), untuned-62 (untuned-64's condition on the build of
 # lossmodels-59), headline-56, headline-56b and headline-56c
 # (headline-63's, headline-64c's and incast30-64's conditions on the
 # landed kernel),
