@@ -33,6 +33,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from analyze import read_pairs  # noqa: E402  (the results' own reader)
+
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
         7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179,
         13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101,
@@ -142,13 +145,10 @@ def load_bulk(side, figcond):
     for seed, sd in scheme_dirs(side, figcond):
         v = {}
         for f in ("bulk.txt", "cpu.txt"):
-            try:
-                with open(os.path.join(sd, f)) as fh:
-                    for line in fh:
-                        k, _, x = line.partition(" ")
-                        v[k] = float(x)
-            except (OSError, ValueError) as e:
-                die("%s: %s" % (os.path.join(sd, f), e))
+            d = read_pairs(os.path.join(sd, f), float)
+            if d is None:
+                die("%s: no such file" % os.path.join(sd, f))
+            v.update(d)
         if not all(k in v for k in ("bytes", "seconds", "cpu_s", "cpu_user_s")):
             die("%s: bulk.txt or cpu.txt lacks bytes, seconds, cpu_s or cpu_user_s" % sd)
         if v["bytes"] <= 0 or v["seconds"] <= 0:
