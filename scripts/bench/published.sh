@@ -36,61 +36,60 @@ DOC=${FUSO_PUBLISHED_DIR:-$TOP/Documentation/bench}
 # FUSO again) and the four loss points of Figs 4a and 4c that the
 # default plan does not run, every scheme; incast30-64, the same build
 # as headline-64c: the default plan's 30-sender incast, every scheme;
-# final-57, on the landed kernel (f4a1610's series, the kernel before
-# patch 0014): the 48-sender ECN incast with a host
-# per sender against TCP and DCTCP (its bulk conditions are bulk-65's
-# now); bulk-65, the final kernel: bulk (iperf3 through mptcpize,
-# MPTCP on both schedulers and FUSO); fig5-58, the landed kernel's binary:
-# Fig 5 (queries beside background flows at 10, 50 and 90 %), every
-# baseline; ackloss-58, the same kernel binary: loss on the clients'
-# direction only, every baseline; lossmodels-59, the landed kernel's
-# series built again: loss the rules were not tuned on, every baseline;
-# load-59, the same build: the query load, every scheme and FUSO on
-# DCTCP; incast-60, the same build: the incast with a host per sender
-# (24 and 48 on a drop-tail port, 24 with RED/ECN) and with shared
-# hosts on a drop-tail port, every scheme; incast-62, the same build:
-# the 48-sender ECN incast with a host each, every scheme (final-57 has
-# it for TCP, DCTCP and FUSO alone); ft32-61
-# and ft-60, the same build as lossmodels-59: the fat-tree at 32 and 16
-# hosts; ft0-62, the same build: at 16 without loss, every scheme, and
-# FUSO alone there with 2 and 4 subflows; ftsub2l-61 and ft32sub2-61
-# (the same build): FUSO alone with 2 subflows at 16 and 32 hosts with
-# loss (tables only); ablation-42: FUSO
-# with each of its rules taken out, on conditions they were not tuned
-# on (tables only); figs-60 and fig2-60, the same build as
-# lossmodels-59: Figs 7 and 2 and the data-mining sizes, every scheme;
-# untuned-63, the final kernel (with patch 0014): hosts with the
-# kernel's own minimum RTO and initial window, and untuned-64, the final
-# kernel too: the 48-sender drop-tail incast on such hosts (tables
-# only).  Not here: dt-65 (TCP and FUSO alone on incast-60's drop-tail
-# conditions, the final kernel), untuned-62 (untuned-64's condition on the build of
-# lossmodels-59), headline-56, headline-56b and headline-56c
-# (headline-63's, headline-64c's and incast30-64's conditions on the
-# landed kernel),
-# headline-53b (its 48-sender ECN incast, on the kernel before, is
-# final-57's now), fig5-40 and ackloss-40 (four and five schemes on an
-# older kernel: fig5-58's and ackloss-58's conditions), lossmodels-40
-# and load-40 and untuned-51 and untuned-59 (lossmodels-59's, load-59's
-# and untuned-63's conditions on older kernels), probeon-63 and
-# probeoff-63 (FUSO alone on untuned-63's bursty condition, with and
-# without patch 0014), figs-50 (figs-60's,
-# fig2-60's and final-57's bulk conditions on an older kernel),
-# headline-40, headline-41, headline-43, headline-53 and headline-54 (the
-# same plans on the receiver with the tcp_input.c hook, on the kernel
-# before two rules went, on the kernel of ec7f141's series and on the
-# kernel before the two fixes of f4a1610), confirm-43
-# (FUSO on ablation-42's conditions on the new kernel), incast-hosts-40,
-# incast24-42 and dt48-43 (incast-44's conditions on older kernels, or
-# FUSO and TCP only), incast-44 (incast-60's and incast-62's
-# conditions on an older kernel), dtfinal-51 and dtshared-49 (TCP and
-# FUSO, or five schemes, on incast-60's conditions),
-# ft32-40, ft-40, ft32sub2-40, ftsub2l-40, ft0-40, ftsub2-40 and
-# ftsub4-40 (ft32-61's, ft-60's, ft32sub2-61's, ftsub2l-61's and
-# ft0-62's conditions on 239b4a4's kernel),
+# bulk-65, the final kernel: bulk (iperf3 through mptcpize, MPTCP on
+# both schedulers and FUSO); loss-66, the same binary: loss on the
+# clients' direction only and loss the rules were not tuned on, every
+# baseline; figs-66, the same binary: Fig 7 and the data-mining sizes,
+# every scheme; incast-66, the same binary: the incast with a host per
+# sender through the RED/ECN port, 48 and 24 senders, every scheme;
+# incast-60, the landed kernel (f4a1610's series, the kernel before
+# patch 0014) built again: its three drop-tail incasts (24 and 48
+# senders with a host each, 48 on shared hosts), every scheme;
+# fig5-58, the landed kernel (the binary of headline-56): Fig 5
+# (queries beside background flows at 10, 50 and
+# 90 %), every baseline; load-59, the build of incast-60: the query
+# load, every scheme and FUSO on DCTCP; ft32-61 and ft-60, the same
+# build: the fat-tree at 32 and 16 hosts; ft0-62, the same build: at 16
+# without loss, every scheme, and FUSO alone there with 2 and 4
+# subflows; ftsub2l-61 and ft32sub2-61 (the same build): FUSO alone
+# with 2 subflows at 16 and 32 hosts with loss (tables only);
+# ablation-42: FUSO with each of its rules taken out, on conditions
+# they were not tuned on (tables only); fig2-60, the build of
+# incast-60: Fig 2 (TCP with and without TLP); untuned-63, the final
+# kernel: hosts with the kernel's own minimum RTO and initial window,
+# and untuned-64, the final kernel too: the 48-sender drop-tail incast
+# on such hosts (tables only).  Not here: dt-65 (TCP and FUSO alone on
+# incast-60's drop-tail conditions, the final kernel), final-57 (TCP,
+# DCTCP and FUSO in the 48-sender ECN incast, and bulk, on the landed
+# kernel: incast-66's and bulk-65's conditions), incast-62 (incast-66's
+# 48-sender ECN incast on the landed kernel), ackloss-58 and
+# lossmodels-59 (loss-66's conditions on the landed kernel), figs-60
+# (figs-66's on the landed kernel), untuned-62 (untuned-64's condition
+# on the build of incast-60), headline-56, headline-56b and
+# headline-56c (headline-63's, headline-64c's and incast30-64's
+# conditions on the landed kernel), headline-53b (the 48-sender ECN
+# incast on the kernel before), fig5-40 and ackloss-40 (four and five
+# schemes on an older kernel: fig5-58's and loss-66's conditions),
+# lossmodels-40 and load-40 and untuned-51 and untuned-59 (loss-66's,
+# load-59's and untuned-63's conditions on older kernels), probeon-63
+# and probeoff-63 (FUSO alone on untuned-63's bursty condition, with
+# and without patch 0014), figs-50 (figs-66's, fig2-60's and bulk-65's
+# conditions on an older kernel), headline-40, headline-41,
+# headline-43, headline-53 and headline-54 (the same plans on the
+# receiver with the tcp_input.c hook, on the kernel before two rules
+# went, on the kernel of ec7f141's series and on the kernel before the
+# two fixes of f4a1610), confirm-43 (FUSO on ablation-42's conditions
+# on the new kernel), incast-hosts-40, incast24-42 and dt48-43
+# (incast-44's conditions on older kernels, or FUSO and TCP only),
+# incast-44 (incast-60's and incast-66's conditions on an older
+# kernel), dtfinal-51 and dtshared-49 (TCP and FUSO, or five schemes,
+# on incast-60's conditions), ft32-40, ft-40, ft32sub2-40, ftsub2l-40,
+# ft0-40, ftsub2-40 and ftsub4-40 (ft32-61's, ft-60's, ft32sub2-61's,
+# ftsub2l-61's and ft0-62's conditions on 239b4a4's kernel),
 # loaddctcp-40 and dcvariants-40 (FUSO, RepFlow and Proactive on DCTCP:
 # the load series' and the headline run's conditions in other runs) and
 # results-17/36 (older kernels, no per-query data).
-RUNS=${FUSO_PUBLISHED_RUNS:-headline-63 headline-64c incast30-64 final-57:fig6/fh48ecn bulk-65 fig5-58 ackloss-58 lossmodels-59 load-59 incast-60 incast-62 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 figs-60 fig2-60 untuned-63 untuned-64}
+RUNS=${FUSO_PUBLISHED_RUNS:-headline-63 headline-64c incast30-64 bulk-65 loss-66 figs-66 incast-66 incast-60:fig6/dt-fh48,fig6/dt-fh24,fig6/dt-fanout48 fig5-58 load-59 ft32-61 ft-60 ft0-62 ftsub2l-61 ft32sub2-61 ablation-42 fig2-60 untuned-63 untuned-64}
 FIGS=${FUSO_PUBLISHED_FIGS-fig2.png fig4a.png fig4c.png fig7.png figbursty.png figdm.png figload.png fig5.png}
 
 die() { echo "published.sh: $*" >&2; exit 1; }
